@@ -1,0 +1,56 @@
+// Integer helpers (nn_dataflow util.py semantics).
+#include "core/math.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kapla {
+namespace {
+
+void factorize_into(std::int64_t value, int num, std::vector<std::int64_t>& prefix,
+                    std::vector<std::vector<std::int64_t>>& out) {
+  if (num == 1) {
+    prefix.push_back(value);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (std::int64_t f = 1; f <= value; ++f) {
+    if (value % f != 0) continue;
+    prefix.push_back(f);
+    factorize_into(value / f, num - 1, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int64_t>> factorize(std::int64_t value, int num) {
+  std::vector<std::vector<std::int64_t>> out;
+  std::vector<std::int64_t> prefix;
+  if (value >= 1 && num >= 1) factorize_into(value, num, prefix, out);
+  return out;
+}
+
+std::vector<std::int64_t> divisors(std::int64_t value) {
+  std::vector<std::int64_t> low, high;
+  for (std::int64_t f = 1; f * f <= value; ++f) {
+    if (value % f != 0) continue;
+    low.push_back(f);
+    if (f != value / f) high.push_back(value / f);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+bool approx_dividable(std::int64_t total, std::int64_t num, double rel_overhead,
+                      double abs_overhead) {
+  if (total < num) return false;
+  const std::int64_t padded = ceil_div(total, num) * num;
+  const double diff = static_cast<double>(padded - total);
+  const double bound =
+      std::max(rel_overhead * static_cast<double>(std::max(padded, total)), abs_overhead);
+  return diff <= bound;
+}
+
+}  // namespace kapla

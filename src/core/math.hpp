@@ -1,0 +1,33 @@
+// Integer helpers with the reference's exact semantics (nn_dataflow util.py).
+// Spec: nn_dataflow-spec.md §1.3.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace kapla {
+
+/// ceil(x / y) for positive integers.
+constexpr std::int64_t ceil_div(std::int64_t x, std::int64_t y) { return (x + y - 1) / y; }
+
+/// All `num`-tuples of positive integers whose product is `value`, in lexicographic order of
+/// the first num-1 entries (nn_dataflow util.factorize). E.g. factorize(4, 3) gives
+/// (1,1,4),(1,2,2),(1,4,1),(2,1,2),(2,2,1),(4,1,1).
+std::vector<std::vector<std::int64_t>> factorize(std::int64_t value, int num);
+
+/// All divisors of `value` in ascending order.
+std::vector<std::int64_t> divisors(std::int64_t value);
+
+/// nn_dataflow util.approx_dividable(total, num, rel_overhead=0.1, abs_overhead=1).
+bool approx_dividable(std::int64_t total, std::int64_t num, double rel_overhead = 0.1,
+                      double abs_overhead = 1);
+
+/// The i-th of n even pieces of [beg, end): (beg + i*L//n, beg + (i+1)*L//n) (floor).
+constexpr std::pair<std::int64_t, std::int64_t> ith_range(std::int64_t beg, std::int64_t end,
+                                                          std::int64_t i, std::int64_t n) {
+  const std::int64_t len = end - beg;
+  return {beg + i * len / n, beg + (i + 1) * len / n};
+}
+
+}  // namespace kapla

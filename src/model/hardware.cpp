@@ -1,0 +1,56 @@
+// Hardware validation.
+#include "model/hardware.hpp"
+
+#include <cmath>
+
+#include "core/errors.hpp"
+
+namespace kapla::model {
+namespace {
+
+void positive(const char* field, std::int64_t v) {
+  if (v <= 0) throw InputError(std::string(field) + ": must be positive, got " + std::to_string(v));
+}
+
+void non_negative(const char* field, double v) {
+  if (!(v >= 0)) {
+    throw InputError(std::string(field) + ": must be a non-negative number, got " +
+                     std::to_string(v));
+  }
+}
+
+}  // namespace
+
+void validate(const Hardware& hw) {
+  positive("nodes.h", hw.nodes.h);
+  positive("nodes.w", hw.nodes.w);
+  positive("pe_array.h", hw.pe_array.h);
+  positive("pe_array.w", hw.pe_array.w);
+  positive("word_bits", hw.word_bits);
+  if (hw.gbuf_bytes < hw.word_bytes()) {
+    throw InputError("gbuf_bytes: must hold at least one word (" +
+                     std::to_string(hw.word_bytes()) + " bytes), got " +
+                     std::to_string(hw.gbuf_bytes));
+  }
+  if (hw.regf_bytes < hw.word_bytes()) {
+    throw InputError("regf_bytes: must hold at least one word (" +
+                     std::to_string(hw.word_bytes()) + " bytes), got " +
+                     std::to_string(hw.regf_bytes));
+  }
+  if (hw.array_bus_width_bits < 0) {
+    throw InputError("array_bus_width_bits: must be >= 0 (0 = unlimited), got " +
+                     std::to_string(hw.array_bus_width_bits));
+  }
+  if (!(hw.dram_bandwidth_bytes_per_cycle > 0)) {
+    throw InputError("dram_bandwidth_bytes_per_cycle: must be positive (or inf), got " +
+                     std::to_string(hw.dram_bandwidth_bytes_per_cycle));
+  }
+  non_negative("costs.mac_op", hw.costs.mac_op);
+  for (auto me : all_values<MemLevel>()) {
+    non_negative(("costs.mem_hier." + std::string(name_of(me))).c_str(), hw.costs.mem_hier[me]);
+  }
+  non_negative("costs.noc_hop", hw.costs.noc_hop);
+  non_negative("costs.idl_unit", hw.costs.idl_unit);
+}
+
+}  // namespace kapla::model

@@ -1,0 +1,66 @@
+// The accelerator: node array, per-node PE array and buffers, DRAM, NoC, and unit energies.
+// An immutable, validated value; sizes are stored as the user gives them (bytes, bits) and
+// converted to words in one place (the cost model's resource). Spec: nn_dataflow-spec.md §2-3,
+// kapla-spec.md §7.1.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "core/enum_array.hpp"
+#include "core/phy_dim2.hpp"
+
+namespace kapla::model {
+
+/// Where DRAM sits: "2D" = four memory controllers at the chip corners, "3D" = one stacked
+/// memory per node (nn_dataflow --mem-type).
+enum class MemoryType : std::uint8_t { TwoD, ThreeD };
+
+/// Unit energies (nn_dataflow Cost). Units are whatever the user's numbers are (relative
+/// units for the reference CLI defaults, joules for the KAPLA hardware files).
+struct UnitCosts {
+  double mac_op = 1;                                  // per MAC
+  PerMemLevel<double> mem_hier{{200, 6, 2, 1}};       // per word access: DRAM, GBUF, ITCN, REGF
+  double noc_hop = 10;                                // per word per hop
+  double idl_unit = 0;                                // static energy of all nodes per cycle
+  friend bool operator==(const UnitCosts&, const UnitCosts&) = default;
+};
+
+/// Hardware capabilities that the search options may switch on (the reference's hw_* options).
+struct HardwareFeatures {
+  bool access_forwarding = true;
+  bool gbuf_sharing = true;
+  bool save_writeback = true;
+  friend bool operator==(const HardwareFeatures&, const HardwareFeatures&) = default;
+};
+
+struct Hardware {
+  std::string name;
+  std::string source;              // where the numbers come from
+  PhyDim2 nodes{1, 1};             // node (tile) array
+  PhyDim2 pe_array{16, 16};        // PE array of each node
+  std::int64_t gbuf_bytes = 0;     // global buffer per node
+  std::int64_t regf_bytes = 0;     // register file per PE
+  std::int64_t word_bits = 16;
+  /// Array bus width per data category; 0 = unlimited (nn_dataflow --bus-width 0).
+  std::int64_t array_bus_width_bits = 0;
+  /// Total DRAM bandwidth; +inf = unlimited (nn_dataflow's default).
+  double dram_bandwidth_bytes_per_cycle = std::numeric_limits<double>::infinity();
+  MemoryType mem_type = MemoryType::TwoD;
+  UnitCosts costs;
+  HardwareFeatures features;
+
+  /// Bytes per word: ceil(word_bits / 8), as the reference CLI computes it.
+  std::int64_t word_bytes() const { return (word_bits + 7) / 8; }
+  std::int64_t gbuf_words() const { return gbuf_bytes / word_bytes(); }
+  std::int64_t regf_words() const { return regf_bytes / word_bytes(); }
+
+  friend bool operator==(const Hardware&, const Hardware&) = default;
+};
+
+/// Throws InputError naming the field when a value is impossible (non-positive sizes, a
+/// buffer smaller than one word, negative energies or bandwidth).
+void validate(const Hardware& hw);
+
+}  // namespace kapla::model

@@ -1,0 +1,63 @@
+// Search option parsing helpers and validation (nn_dataflow Option.__new__ checks).
+#include "model/options.hpp"
+
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace kapla::model {
+
+std::string_view goal_name(Goal g) {
+  switch (g) {
+    case Goal::Energy:
+      return "e";
+    case Goal::Delay:
+      return "d";
+    case Goal::EnergyDelay:
+      return "ed";
+  }
+  return "?";
+}
+
+Goal parse_goal(std::string_view s) {
+  if (s == "e" || s == "E") return Goal::Energy;
+  if (s == "d" || s == "D") return Goal::Delay;
+  if (s == "ed" || s == "ED") return Goal::EnergyDelay;
+  throw InputError("opt_goal: must be one of e, d, ed; got '" + std::string(s) + "'");
+}
+
+std::string_view variant_name(CostModelVariant v) {
+  return v == CostModelVariant::Kapla ? "kapla" : "tangram";
+}
+
+CostModelVariant parse_variant(std::string_view s) {
+  if (s == "kapla") return CostModelVariant::Kapla;
+  if (s == "tangram") return CostModelVariant::Tangram;
+  throw InputError("cost_model: must be kapla or tangram; got '" + std::string(s) + "'");
+}
+
+void validate(const SearchOptions& o) {
+  if (o.sw_solve_loopblocking && o.hw_gbuf_sharing) {
+    throw InputError("sw_solve_loopblocking: the analytical loop-blocking solver cannot be "
+                     "combined with hw_gbuf_sharing");
+  }
+  if (o.sw_solve_loopblocking && o.hw_gbuf_save_writeback) {
+    throw InputError("sw_solve_loopblocking: the analytical loop-blocking solver cannot be "
+                     "combined with hw_gbuf_save_writeback");
+  }
+  if (o.hw_access_forwarding && o.hw_gbuf_sharing) {
+    throw InputError("hw_access_forwarding: implied by hw_gbuf_sharing; enable only one");
+  }
+  if (o.partition_ifmaps && !o.partition_hybrid) {
+    throw InputError("partition_ifmaps: requires partition_hybrid");
+  }
+  if (o.ntops < 1) throw InputError("ntops: must be positive, got " + std::to_string(o.ntops));
+  if (!(o.layer_pipeline_time_ovhd >= 0)) {
+    throw InputError("layer_pipeline_time_ovhd: must be non-negative");
+  }
+  if (!(o.layer_pipeline_max_degree >= 0)) {
+    throw InputError("layer_pipeline_max_degree: must be non-negative");
+  }
+}
+
+}  // namespace kapla::model

@@ -1,0 +1,53 @@
+// Search options (nn_dataflow Option, plus kapla's rule-variant switch). A validated value.
+// Spec: nn_dataflow-spec.md §10.1, kapla-spec.md §7.2.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "core/enum_array.hpp"
+
+namespace kapla::model {
+
+/// What the search minimises (nn_dataflow -g): energy, delay, or energy-delay product.
+enum class Goal : std::uint8_t { Energy, Delay, EnergyDelay };
+
+/// Which reference's rules the cost model follows where the two differ (REGF refetch rule,
+/// read-write data category): upstream TANGRAM nn_dataflow, or the KAPLA fork of it.
+enum class CostModelVariant : std::uint8_t { Kapla, Tangram };
+
+/// Defaults are the reference Option's defaults (the CLI's differ: it allows bypass).
+struct SearchOptions {
+  /// GBUF bypass allowed per data category (FIL, IFM, OFM).
+  PerDataCategory<bool> sw_gbuf_bypass{{false, false, false}};
+  bool sw_solve_loopblocking = false;
+  bool hw_access_forwarding = false;
+  bool hw_gbuf_sharing = false;
+  bool hw_gbuf_save_writeback = false;
+  bool partition_hybrid = false;
+  bool partition_batch = false;
+  bool partition_ifmaps = false;
+  bool partition_interlayer = false;
+  double layer_pipeline_time_ovhd = std::numeric_limits<double>::infinity();
+  double layer_pipeline_max_degree = std::numeric_limits<double>::infinity();
+  bool layer_pipeline_opt = true;
+  Goal opt_goal = Goal::Energy;
+  int ntops = 1;
+  CostModelVariant cost_model = CostModelVariant::Kapla;
+
+  friend bool operator==(const SearchOptions&, const SearchOptions&) = default;
+};
+
+std::string_view goal_name(Goal g);
+/// "e", "d" or "ed"; throws InputError otherwise.
+Goal parse_goal(std::string_view s);
+std::string_view variant_name(CostModelVariant v);
+/// "kapla" or "tangram"; throws InputError otherwise.
+CostModelVariant parse_variant(std::string_view s);
+
+/// Throws InputError for impossible combinations (the reference's Option checks: e.g. the
+/// analytical loop-blocking solver cannot be combined with GBUF sharing).
+void validate(const SearchOptions& opts);
+
+}  // namespace kapla::model

@@ -1,0 +1,204 @@
+// Golden record parsing (test support).
+#include "golden_record.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+namespace kapla::golden {
+
+using nlohmann::json;
+
+double to_double(const json& j) {
+  if (j.is_string()) {
+    const auto s = j.get<std::string>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    throw std::runtime_error("golden: not a number: " + s);
+  }
+  return j.get<double>();
+}
+
+namespace {
+
+PhyDim2 dim2(const json& j) { return {j.at(0).get<std::int64_t>(), j.at(1).get<std::int64_t>()}; }
+
+PhyDim2 hw(const json& j, const char* h, const char* w) {
+  return {j.at(h).get<std::int64_t>(), j.at(w).get<std::int64_t>()};
+}
+
+}  // namespace
+
+model::Layer parse_layer(const json& j) {
+  using namespace model;
+  const auto cls = j.at("type").get<std::string>();
+  const auto n = [&](const char* k) { return j.at(k).get<std::int64_t>(); };
+  if (cls == "ConvLayer") {
+    return make_conv(n("nifm"), n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hfil", "wfil"),
+                     hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "FCLayer") return make_fc(n("nifm"), n("nofm"), hw(j, "hfil", "wfil"));
+  if (cls == "DepthwiseConvolutionLayer") {
+    return make_dwconv(n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hfil", "wfil"),
+                       hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "LocalRegionLayer") {
+    return make_local_region(n("nofm"), hw(j, "hofm", "wofm"), n("nreg"), hw(j, "hreg", "wreg"),
+                             n("ntrd"), hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "PoolingLayer") {
+    return make_pooling(n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hreg", "wreg"),
+                        hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "EltwiseLayer") return make_eltwise(n("nofm"), hw(j, "hofm", "wofm"), n("nreg"));
+  if (cls == "ConvBackActLayer") {
+    return make_conv_back_act(n("nifm"), n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hfil", "wfil"),
+                              hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "ConvBackWeightLayer") {
+    return make_conv_back_weight(n("nifm"), n("nofm"), hw(j, "hofm", "wofm"),
+                                 hw(j, "hfil", "wfil"), hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "FCBackActLayer") return make_fc_back_act(n("nifm"), n("nofm"), hw(j, "hfil", "wfil"));
+  if (cls == "FCBackWeightLayer") {
+    return make_fc_back_weight(n("nifm"), n("nofm"), hw(j, "hfil", "wfil"));
+  }
+  if (cls == "LocalRegionBackLayer") {
+    return make_local_region_back(n("nofm"), hw(j, "hofm", "wofm"), n("nreg"),
+                                  hw(j, "hreg", "wreg"), n("ntrd"), hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "PoolingBackLayer") {
+    return make_pooling_back(n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hreg", "wreg"),
+                             hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "EltwiseBackLayer") {
+    return make_eltwise_back(n("nofm"), hw(j, "hofm", "wofm"), n("nreg"));
+  }
+  if (cls == "DepthwiseConvolutionBackActLayer") {
+    return make_dwconv_back_act(n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hfil", "wfil"),
+                                hw(j, "htrd", "wtrd"));
+  }
+  if (cls == "DepthwiseConvolutionBackWeightLayer") {
+    return make_dwconv_back_weight(n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hfil", "wfil"),
+                                   hw(j, "htrd", "wtrd"));
+  }
+  throw std::runtime_error("golden: unknown layer class " + cls);
+}
+
+mapping::NodeRegion parse_region(const json& j) {
+  mapping::NodeRegion r;
+  r.dim = dim2(j.at("dim"));
+  r.origin = dim2(j.at("origin"));
+  r.dist = dim2(j.at("dist"));
+  r.type = j.at("type").get<std::string>() == "PROC" ? mapping::RegionType::Proc
+                                                     : mapping::RegionType::Dram;
+  r.wtot = j.at("wtot").get<std::int64_t>();
+  r.wbeg = j.at("wbeg").get<std::int64_t>();
+  return r;
+}
+
+mapping::Resource parse_resource(const json& j) {
+  mapping::Resource r;
+  r.proc_region = parse_region(j.at("proc_region"));
+  r.dram_region = parse_region(j.at("dram_region"));
+  r.src_data_region = parse_region(j.at("src_data_region"));
+  r.dst_data_region = parse_region(j.at("dst_data_region"));
+  r.dim_array = dim2(j.at("dim_array"));
+  r.size_gbuf = j.at("size_gbuf_words").get<std::int64_t>();
+  r.size_regf = j.at("size_regf_words").get<std::int64_t>();
+  r.array_bus_width = to_double(j.at("array_bus_width_words"));
+  r.dram_bandwidth = to_double(j.at("dram_bandwidth_words_per_cycle"));
+  r.no_time_mux = j.at("no_time_mux").get<bool>();
+  return r;
+}
+
+model::UnitCosts parse_cost(const json& j) {
+  model::UnitCosts c;
+  c.mac_op = to_double(j.at("mac_op"));
+  for (auto me : all_values<MemLevel>()) c.mem_hier[me] = to_double(j.at("mem_hier").at(index_of(me)));
+  c.noc_hop = to_double(j.at("noc_hop"));
+  c.idl_unit = to_double(j.at("idl_unit"));
+  return c;
+}
+
+model::CostModelVariant variant_of(const std::string& model_field) {
+  return model_field.rfind("kapla", 0) == 0 ? model::CostModelVariant::Kapla
+                                            : model::CostModelVariant::Tangram;
+}
+
+model::SearchOptions parse_options(const json& j, const std::string& model_field) {
+  model::SearchOptions o;
+  for (auto d : all_values<DataCategory>()) o.sw_gbuf_bypass[d] = j.at("sw_gbuf_bypass").at(index_of(d)).get<bool>();
+  o.sw_solve_loopblocking = j.at("sw_solve_loopblocking").get<bool>();
+  o.hw_access_forwarding = j.at("hw_access_forwarding").get<bool>();
+  o.hw_gbuf_sharing = j.at("hw_gbuf_sharing").get<bool>();
+  o.hw_gbuf_save_writeback = j.at("hw_gbuf_save_writeback").get<bool>();
+  o.partition_hybrid = j.at("partition_hybrid").get<bool>();
+  o.partition_batch = j.at("partition_batch").get<bool>();
+  o.partition_ifmaps = j.at("partition_ifmaps").get<bool>();
+  o.partition_interlayer = j.at("partition_interlayer").get<bool>();
+  o.layer_pipeline_time_ovhd = to_double(j.at("layer_pipeline_time_ovhd"));
+  o.layer_pipeline_max_degree = to_double(j.at("layer_pipeline_max_degree"));
+  o.layer_pipeline_opt = j.at("layer_pipeline_opt").get<bool>();
+  o.opt_goal = model::parse_goal(j.at("opt_goal").get<std::string>());
+  o.ntops = j.at("ntops").get<int>();
+  o.cost_model = variant_of(model_field);
+  return o;
+}
+
+mapping::PartitionScheme parse_part(const json& j) {
+  mapping::PartitionScheme p;
+  for (std::size_t i = 0; i < 4; ++i) p.order[i] = static_cast<ParallelDim>(j.at("order").at(i).get<int>());
+  for (auto pae : all_values<ParallelDim>()) p.pdims[pae] = dim2(j.at("pdims").at(index_of(pae)));
+  return p;
+}
+
+mapping::DataLayout parse_layout(const json& j) {
+  mapping::DataLayout l;
+  for (const auto& f : j.at("frngs")) {
+    mapping::FmapRange r;
+    for (std::size_t i = 0; i < 4; ++i) {
+      r.beg[i] = f.at("beg").at(i).get<std::int64_t>();
+      r.end[i] = f.at("end").at(i).get<std::int64_t>();
+    }
+    l.frngs.push_back(r);
+  }
+  for (const auto& r : j.at("regions")) l.regions.push_back(parse_region(r));
+  for (const auto& p : j.at("parts")) l.parts.push_back(parse_part(p));
+  return l;
+}
+
+FixedScheme parse_fixed_scheme(const json& j) {
+  FixedScheme s;
+  s.part = parse_part(j.at("part"));
+  s.nld_index = j.at("nld_index").get<int>();
+  for (std::size_t lvl = 0; lvl < 3; ++lvl) {
+    for (auto le : all_values<LoopDim>()) s.bl_ts[lvl][le] = j.at("bl_ts").at(lvl).at(index_of(le)).get<std::int64_t>();
+  }
+  for (std::size_t lvl = 0; lvl < 2; ++lvl) {
+    for (auto le : all_values<LoopDim>()) s.bl_ords[lvl][le] = j.at("bl_ords").at(lvl).at(index_of(le)).get<int>();
+  }
+  return s;
+}
+
+std::vector<json> read_jsonl(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("golden: cannot open " + path);
+  std::vector<json> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(json::parse(line));
+  }
+  return out;
+}
+
+bool rel_equal(double a, double b, double rel) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (a == b) return true;
+  if (std::isinf(a) || std::isinf(b)) return false;
+  return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
+}
+
+}  // namespace kapla::golden

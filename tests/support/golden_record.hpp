@@ -1,0 +1,54 @@
+// Test support: parses the golden parity records (../shared/golden, copied to tests/data/golden)
+// into kapla's input values. Field meanings: tests/data/golden/README.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mapping/data_layout.hpp"
+#include "mapping/partition_scheme.hpp"
+#include "mapping/resource.hpp"
+#include "model/hardware.hpp"
+#include "model/layer.hpp"
+#include "model/options.hpp"
+
+namespace kapla::golden {
+
+/// A double from a golden field: numbers, or the strings "inf", "-inf", "nan".
+double to_double(const nlohmann::json& j);
+
+/// A layer record {type: "ConvLayer", nifm, nofm, hofm, ...} (reference class names).
+model::Layer parse_layer(const nlohmann::json& j);
+mapping::NodeRegion parse_region(const nlohmann::json& j);
+mapping::Resource parse_resource(const nlohmann::json& j);
+model::UnitCosts parse_cost(const nlohmann::json& j);
+/// The reference Option; the cost-model variant follows the record's "model" field.
+model::SearchOptions parse_options(const nlohmann::json& j, const std::string& model_field);
+mapping::PartitionScheme parse_part(const nlohmann::json& j);
+mapping::DataLayout parse_layout(const nlohmann::json& j);
+
+/// A fixed scheme: partition, nested-loop descriptor index, blocking factors and orders.
+struct FixedScheme {
+  mapping::PartitionScheme part;
+  int nld_index = 0;
+  /// bl_ts[level][loop]: level 0 = outermost (DRAM), 1 = GBUF, 2 = REGF.
+  std::array<PerLoopDim<std::int64_t>, 3> bl_ts{};
+  /// bl_ords[level][loop]: position of the loop at levels 0 and 1, 0 = innermost.
+  std::array<PerLoopDim<int>, 2> bl_ords{};
+};
+FixedScheme parse_fixed_scheme(const nlohmann::json& j);
+
+/// The cost-model variant of a record's "model" field ("kapla-fork@..." -> Kapla).
+model::CostModelVariant variant_of(const std::string& model_field);
+
+/// Reads every record of a .jsonl file.
+std::vector<nlohmann::json> read_jsonl(const std::string& path);
+
+/// |a - b| <= rel * max(|a|, |b|); exact for zero; NaN equals NaN; inf equals inf.
+bool rel_equal(double a, double b, double rel = 1e-9);
+
+}  // namespace kapla::golden

@@ -1,5 +1,5 @@
-// Test support: parses the golden parity records (../shared/golden, copied to tests/data/golden)
-// into kapla's input values. Field meanings: tests/data/golden/README.md.
+// Parses the golden parity records (reference outputs; format in tests/data/golden/README.md)
+// into kapla input values, for `kapla check-golden` and the parity tests.
 #pragma once
 
 #include <array>
@@ -16,7 +16,7 @@
 #include "model/layer.hpp"
 #include "model/options.hpp"
 
-namespace kapla::golden {
+namespace kapla::io::golden {
 
 /// A double from a golden field: numbers, or the strings "inf", "-inf", "nan".
 double to_double(const nlohmann::json& j);
@@ -51,4 +51,4 @@ std::vector<nlohmann::json> read_jsonl(const std::string& path);
 /// |a - b| <= rel * max(|a|, |b|); exact for zero; NaN equals NaN; inf equals inf.
 bool rel_equal(double a, double b, double rel = 1e-9);
 
-}  // namespace kapla::golden
+}  // namespace kapla::io::golden

@@ -1,12 +1,12 @@
-// Golden record parsing (test support).
-#include "golden_record.hpp"
+// Golden record parsing.
+#include "io/golden_record.hpp"
 
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
 
-namespace kapla::golden {
+namespace kapla::io::golden {
 
 using nlohmann::json;
 
@@ -201,4 +201,4 @@ bool rel_equal(double a, double b, double rel) {
   return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
 }
 
-}  // namespace kapla::golden
+}  // namespace kapla::io::golden

@@ -1,0 +1,37 @@
+# Runs the kapla binary once and checks its exit code and output; used by CTest as
+#   cmake -DKAPLA=bin -DARGS=a|b|c -DEXPECT_RC=n [-DSTDOUT_FILE=f] [-DSTDOUT_REGEX=r]
+#         [-DSTDERR_REGEX=r] [-DSTDERR_ONE_LINE=ON] -P run_cli.cmake
+# (CTest's own PASS_REGULAR_EXPRESSION ignores the exit code, so both are checked here.)
+# STDOUT_FILE: stdout must equal the file's content exactly. Regexes write a newline as <NL>
+# (CMake regexes have no escape for it, and a raw newline would not survive the test command).
+string(REPLACE "|" ";" _args "${ARGS}")
+foreach(_regex STDOUT_REGEX STDERR_REGEX)
+  if(DEFINED ${_regex})
+    string(REPLACE "<NL>" "\n" ${_regex} "${${_regex}}")
+  endif()
+endforeach()
+execute_process(COMMAND ${KAPLA} ${_args}
+                RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+set(_shown "kapla ${_args}\n--- exit ${_rc}\n--- stdout:\n${_out}--- stderr:\n${_err}")
+if(NOT _rc STREQUAL EXPECT_RC)
+  message(FATAL_ERROR "expected exit ${EXPECT_RC}\n${_shown}")
+endif()
+if(DEFINED STDOUT_FILE)
+  file(READ "${STDOUT_FILE}" _want)
+  if(NOT _out STREQUAL _want)
+    message(FATAL_ERROR "stdout differs from ${STDOUT_FILE}\n${_shown}")
+  endif()
+endif()
+if(DEFINED STDOUT_REGEX AND NOT _out MATCHES "${STDOUT_REGEX}")
+  message(FATAL_ERROR "stdout does not match '${STDOUT_REGEX}'\n${_shown}")
+endif()
+if(DEFINED STDERR_REGEX AND NOT _err MATCHES "${STDERR_REGEX}")
+  message(FATAL_ERROR "stderr does not match '${STDERR_REGEX}'\n${_shown}")
+endif()
+if(STDERR_ONE_LINE)
+  string(REGEX MATCHALL "\n" _newlines "${_err}")
+  list(LENGTH _newlines _lines)
+  if(NOT _lines EQUAL 1 OR NOT _err MATCHES "\n$")
+    message(FATAL_ERROR "stderr is not exactly one line\n${_shown}")
+  endif()
+endif()

@@ -1,0 +1,359 @@
+// Network files: every shipped zoo network equals the reference tables layer by layer
+// (nn_zoo.json / nn_zoo_kapla.json, copied into tests/data), and bad files get errors that name
+// the file and the key path.
+#include "io/network_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "io/catalog.hpp"
+#include "temp_files.hpp"
+
+namespace kapla::io {
+namespace {
+
+using nlohmann::json;
+using testing::input_error_of;
+using testing::TempDir;
+
+const json& zoo_tables() {
+  static const json tables = [] {
+    json merged;
+    for (const char* file : {"nn_zoo.json", "nn_zoo_kapla.json"}) {
+      std::ifstream in(std::string(KAPLA_TEST_DATA_DIR) + "/" + file);
+      const json doc = json::parse(in);
+      for (const auto& [name, record] : doc.at("networks").items()) merged[name] = record;
+    }
+    return merged;
+  }();
+  return tables;
+}
+
+json dim_json(PhyDim2 d) { return json::array({d.h, d.w}); }
+
+// The reference's prevs/nexts encoding: names, null for the network input / no consumer.
+json source_json(const model::Network& net, const model::LayerSource& s) {
+  if (s.kind == model::LayerSource::Kind::NetworkInput) return nullptr;
+  return net.source_name(s);
+}
+
+std::vector<std::string> layer_names(const model::Network& net,
+                                     const std::vector<std::size_t>& indices) {
+  std::vector<std::string> out;
+  for (auto i : indices) out.push_back(net.layer_name(i));
+  return out;
+}
+
+class ZooNetwork : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ZooNetwork, EqualsTheReferenceTable) {
+  const std::string name = GetParam();
+  ASSERT_TRUE(zoo_tables().contains(name)) << name;
+  const json& ref = zoo_tables().at(name);
+  const Catalog catalog(KAPLA_SOURCE_DATA_DIR);
+  const model::Network net = catalog.load_network(name);
+
+  EXPECT_EQ(net.name(), name);
+  EXPECT_FALSE(net.source().empty());
+  EXPECT_EQ(net.input().nofm, ref.at("input").at("nofm").get<std::int64_t>());
+  EXPECT_EQ(dim_json(net.input().sofm), ref.at("input").at("sofm"));
+  ASSERT_EQ(net.externals().size(), ref.at("ext_layers").size());
+  for (std::size_t e = 0; e < net.externals().size(); ++e) {
+    const json& r = ref.at("ext_layers")[e];
+    EXPECT_EQ(net.externals()[e].name, r.at("name").get<std::string>());
+    EXPECT_EQ(net.externals()[e].nofm, r.at("nofm").get<std::int64_t>());
+    EXPECT_EQ(dim_json(net.externals()[e].sofm), r.at("sofm"));
+  }
+
+  const json& layers = ref.at("layers");
+  ASSERT_EQ(net.size(), layers.size());
+  ASSERT_EQ(net.size(), ref.at("totals").at("num_layers").get<std::size_t>());
+  std::map<std::string, int> type_counts;
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    const json& r = layers[i];
+    const model::Layer& l = net.layer(i);
+    SCOPED_TRACE(name + " layer " + std::to_string(i) + " " + r.at("name").get<std::string>());
+    EXPECT_EQ(net.layer_name(i), r.at("name").get<std::string>());
+    EXPECT_EQ(model::type_name(l.type), r.at("type").get<std::string>());
+    ++type_counts[std::string(model::type_name(l.type))];
+    EXPECT_EQ(l.nifm, r.at("nifm").get<std::int64_t>());
+    EXPECT_EQ(l.nofm, r.at("nofm").get<std::int64_t>());
+    EXPECT_EQ(dim_json(l.sofm), r.at("sofm"));
+    EXPECT_EQ(dim_json(l.strd), r.at("strd"));
+    EXPECT_EQ(dim_json(l.sifm), r.at("sifm"));
+    EXPECT_EQ(l.total_ops(1), r.at("ops").get<std::int64_t>());
+    if (r.contains("sfil")) {
+      EXPECT_TRUE(l.has_filter());
+      EXPECT_EQ(dim_json(l.sfil), r.at("sfil"));
+      EXPECT_EQ(l.total_filter_size(), r.at("filter_size_total").get<std::int64_t>());
+    } else {
+      EXPECT_TRUE(l.is_local_region());
+      EXPECT_EQ(l.total_filter_size(), 0);
+      EXPECT_EQ(l.nreg, r.at("nreg").get<std::int64_t>());
+      EXPECT_EQ(dim_json(l.sreg), r.at("sreg"));
+      EXPECT_EQ(l.ntrd, r.at("ntrd").get<std::int64_t>());
+    }
+    // Upstream tables have no rw_data; upstream layers all write OFM.
+    EXPECT_EQ(name_of(l.rw_data), r.value("rw_data", std::string("OFM")));
+    EXPECT_EQ(l.is_back(), r.contains("crop"));
+    EXPECT_FALSE(l.crop);
+
+    json prevs = json::array();
+    for (const auto& s : net.prevs(i)) prevs.push_back(source_json(net, s));
+    EXPECT_EQ(prevs, r.at("prevs"));
+    json nexts = json::array();
+    for (auto n : net.nexts(i)) nexts.push_back(net.layer_name(n));
+    if (nexts.empty()) nexts.push_back(nullptr);
+    EXPECT_EQ(nexts, r.at("nexts"));
+  }
+  EXPECT_EQ(json(layer_names(net, net.firsts())), ref.at("firsts"));
+  EXPECT_EQ(json(layer_names(net, net.lasts())), ref.at("lasts"));
+  EXPECT_EQ(net.total_ops(1), ref.at("totals").at("total_ops_b1").get<std::int64_t>());
+  EXPECT_EQ(net.total_ops(64), 64 * ref.at("totals").at("total_ops_b1").get<std::int64_t>());
+  if (ref.at("totals").contains("type_counts")) {
+    EXPECT_EQ(json(type_counts), ref.at("totals").at("type_counts"));
+  }
+}
+
+const std::vector<std::string> kZooNames{
+    "alex_net",     "zfnet",        "vgg_net",      "vgg19_net",   "googlenet",   "resnet50",
+    "resnet152",    "mobilenet",    "mlp_s",        "mlp_m",       "mlp_l",       "lstm_gnmt",
+    "lstm_phoneme", "lstm_showtell", "alex_net_bp", "vgg_net_bp",  "googlenet_bp", "resnet50_bp",
+    "mobilenet_bp", "mlp_l_bp",     "lstm_gnmt_bp", "zfnet_bp"};
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooNetwork, ::testing::ValuesIn(kZooNames),
+                         [](const auto& test_info) { return test_info.param; });
+
+TEST(ZooNetwork, TablesCoverExactlyTheShippedNetworks) {
+  std::vector<std::string> tables;
+  for (const auto& [name, record] : zoo_tables().items()) tables.push_back(name);
+  std::vector<std::string> expected = kZooNames;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(tables, expected);
+  EXPECT_EQ(Catalog(KAPLA_SOURCE_DATA_DIR).list_networks(), expected);
+}
+
+TEST(ZooNetwork, KnownTotals) {
+  const Catalog catalog(KAPLA_SOURCE_DATA_DIR);
+  EXPECT_EQ(catalog.load_network("alex_net").total_ops(1), 725508992);
+  EXPECT_EQ(catalog.load_network("resnet50").total_ops(1), 3870918656);
+  EXPECT_EQ(catalog.load_network("mobilenet_bp").total_ops(1), 1701388608);
+  EXPECT_EQ(catalog.load_network("lstm_gnmt_bp").size(), 102u);
+}
+
+// --- Bad files ------------------------------------------------------------------------------
+
+// A one-layer network whose layer list is `layers` (JSON text).
+std::string network_text(const std::string& layers, const std::string& extra = "") {
+  return R"({"name": "tiny", "source": "test", "input": {"nofm": 3, "sofm": 8},)" + extra +
+         R"( "layers": [)" + layers + "]}";
+}
+
+std::string load_error(const TempDir& dir, const std::string& text) {
+  const auto file = dir.write("net.json", text);
+  return input_error_of([&] { load_network_file(file); });
+}
+
+TEST(NetworkJson, ZeroSizeNamesFileLayerAndField) {
+  TempDir dir;
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "c1", "type": "Conv", "nifm": 3, "nofm": 4, "sofm": 8,
+                            "sfil": 3},
+                           {"name": "c2", "type": "Conv", "nifm": 4, "nofm": 4, "sofm": [0, 7],
+                            "sfil": 3})"));
+  EXPECT_EQ(msg, (dir.path() / "net.json").string() +
+                     ": layers[1].sofm: must be positive, got [0, 7] (layer 'c2')");
+}
+
+TEST(NetworkJson, NegativeCountIsRejected) {
+  TempDir dir;
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "c1", "type": "FC", "nifm": 3, "nofm": -4, "sfil": 8})"));
+  EXPECT_EQ(msg, (dir.path() / "net.json").string() +
+                     ": layers[0].nofm: must be positive, got -4 (layer 'c1')");
+}
+
+TEST(NetworkJson, ChannelMismatchNamesTheLayerField) {
+  TempDir dir;
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "c1", "type": "Conv", "nifm": 3, "nofm": 4, "sofm": 8,
+                            "sfil": 3},
+                           {"name": "c2", "type": "Conv", "nifm": 5, "nofm": 4, "sofm": 8,
+                            "sfil": 3})"));
+  EXPECT_EQ(msg, (dir.path() / "net.json").string() +
+                     ": layers[1].nifm: 5 does not equal the predecessors' total nofm 4 "
+                     "(layer 'c2')");
+}
+
+TEST(NetworkJson, FactoryErrorsGetThePath) {
+  TempDir dir;
+  // A back-propagation window larger than its output (PoolingBack's sifm would be empty).
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "pb", "type": "PoolingBack", "nofm": 3, "sofm": 2,
+                            "sreg": 3})"));
+  EXPECT_NE(msg.find("net.json: layers[0].sreg: window [3, 3] is larger than sofm [2, 2]"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(NetworkJson, UnknownKeyListsTheKeysOfTheType) {
+  TempDir dir;
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "c1", "type": "Conv", "nifm": 3, "nofm": 4, "sofm": 8,
+                            "sfill": 3})"));
+  EXPECT_NE(msg.find("net.json: layers[0].sfill: unknown key; allowed: name, type, nifm, nofm, "
+                     "sofm, sfil, strd, prevs"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(NetworkJson, DerivedValuesAreNotAccepted) {
+  TempDir dir;
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "p", "type": "Pooling", "nifm": 3, "nofm": 3, "sofm": 4,
+                            "sreg": 2})"));
+  EXPECT_NE(msg.find("layers[0].nifm: unknown key"), std::string::npos) << msg;
+}
+
+TEST(NetworkJson, UnknownTopLevelKey) {
+  TempDir dir;
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "f", "type": "FC", "nifm": 3, "nofm": 4, "sfil": 8})",
+                        R"( "batch": 4,)"));
+  EXPECT_EQ(msg, (dir.path() / "net.json").string() +
+                     ": batch: unknown key; allowed: name, source, input, externals, layers");
+}
+
+TEST(NetworkJson, WrongTypes) {
+  TempDir dir;
+  EXPECT_NE(load_error(dir, network_text(R"({"name": "f", "type": "FC", "nifm": 3,
+                                            "nofm": "4"})"))
+                .find(": layers[0].nofm: must be an integer, got \"4\""),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(R"({"name": "f", "type": "FC", "nifm": 3.5,
+                                            "nofm": 4})"))
+                .find(": layers[0].nifm: must be an integer, got 3.5"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(R"({"name": "c", "type": "Conv", "nifm": 3, "nofm": 4,
+                                            "sofm": [8, 8, 8], "sfil": 3})"))
+                .find(": layers[0].sofm: must be a positive integer or [h, w], got [8,8,8]"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(R"(7)")).find(": layers[0]: must be an object, got an "
+                                                       "integer"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, R"({"name": "x", "source": "s", "input": {"nofm": 3, "sofm": 8},
+                               "layers": {}})")
+                .find(": layers: must be an array"),
+            std::string::npos);
+}
+
+TEST(NetworkJson, MissingKeys) {
+  TempDir dir;
+  EXPECT_NE(load_error(dir, network_text(R"({"name": "c", "type": "Conv", "nifm": 3,
+                                            "nofm": 4, "sofm": 8})"))
+                .find(": layers[0].sfil: missing required key (layer 'c')"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, R"({"name": "x", "input": {"nofm": 3, "sofm": 8}, "layers": []})")
+                .find(": source: missing required key"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, R"({"name": "x", "source": "s", "input": {"nofm": 3, "sofm": 8},
+                               "layers": []})")
+                .find(": layers: a network needs at least one layer"),
+            std::string::npos);
+}
+
+TEST(NetworkJson, UnknownLayerType) {
+  TempDir dir;
+  const std::string msg =
+      load_error(dir, network_text(R"({"name": "c", "type": "Convolution", "nifm": 3})"));
+  EXPECT_NE(msg.find(": layers[0].type: unknown layer type 'Convolution'; known: Conv, FC,"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(NetworkJson, PrevsErrors) {
+  TempDir dir;
+  const std::string conv = R"({"name": "c", "type": "Conv", "nifm": 3, "nofm": 4, "sofm": 8,
+                               "sfil": 1)";
+  EXPECT_NE(load_error(dir, network_text(conv + R"(, "prevs": ["nope"]})"))
+                .find(": layers[0].prevs: unknown layer 'nope'"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(conv + R"(, "prevs": []})"))
+                .find(": layers[0].prevs: must be null (the network input) or a non-empty list"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(conv + R"(, "prevs": ["__INPUT__"]})"))
+                .find(": layers[0].prevs[0]: must be a layer or external name"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(conv + R"(, "prevs": [3]})"))
+                .find(": layers[0].prevs[0]: must be a string, got 3"),
+            std::string::npos);
+}
+
+TEST(NetworkJson, DuplicateLayerName) {
+  TempDir dir;
+  const std::string msg = load_error(
+      dir, network_text(R"({"name": "c", "type": "Conv", "nifm": 3, "nofm": 3, "sofm": 8,
+                            "sfil": 1},
+                           {"name": "c", "type": "Conv", "nifm": 3, "nofm": 3, "sofm": 8,
+                            "sfil": 1})"));
+  EXPECT_NE(msg.find(": layers[1].name: duplicate or reserved (layer 'c')"), std::string::npos)
+      << msg;
+}
+
+TEST(NetworkJson, BadInputAndExternals) {
+  TempDir dir;
+  EXPECT_NE(load_error(dir, R"({"name": "x", "source": "s", "input": {"nofm": 0, "sofm": 8},
+                               "layers": []})")
+                .find(": input.nofm: must be positive, got 0"),
+            std::string::npos);
+  const std::string fc = R"({"name": "f", "type": "FC", "nifm": 3, "nofm": 4, "sfil": 8})";
+  EXPECT_NE(load_error(dir, network_text(fc, R"( "externals": [{"name": "h", "nofm": 2,
+                                                "sofm": -1}],)"))
+                .find(": externals[0].sofm: must be positive, got -1"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(fc, R"( "externals": [{"name": "h", "nofm": 2,
+                                                "sofm": 1}, {"name": "h", "nofm": 2,
+                                                "sofm": 1}],)"))
+                .find(": externals[1].name: duplicate"),
+            std::string::npos);
+}
+
+TEST(NetworkJson, PrevsDefaultsAndInputMarker) {
+  TempDir dir;
+  // conv_b reads the network input (null) although it is not first; cat concatenates both.
+  const auto file = dir.write("net.json", network_text(R"(
+      {"name": "conv_a", "type": "Conv", "nifm": 3, "nofm": 4, "sofm": 8, "sfil": 1},
+      {"name": "conv_b", "type": "Conv", "nifm": 3, "nofm": 5, "sofm": 8, "sfil": 1,
+       "prevs": null},
+      {"name": "cat", "type": "Conv", "nifm": 12, "nofm": 2, "sofm": 8, "sfil": 1,
+       "prevs": ["conv_a", "conv_b", null]},
+      {"name": "pool", "type": "Pooling", "nofm": 2, "sofm": 4, "sreg": 2})"));
+  const model::Network net = load_network_file(file);
+  using Kind = model::LayerSource::Kind;
+  ASSERT_EQ(net.size(), 4u);
+  EXPECT_EQ(net.prevs(0), (std::vector<model::LayerSource>{{Kind::NetworkInput, 0}}));
+  EXPECT_EQ(net.prevs(1), (std::vector<model::LayerSource>{{Kind::NetworkInput, 0}}));
+  EXPECT_EQ(net.prevs(2), (std::vector<model::LayerSource>{
+                              {Kind::Layer, 0}, {Kind::Layer, 1}, {Kind::NetworkInput, 0}}));
+  EXPECT_EQ(net.prevs(3), (std::vector<model::LayerSource>{{Kind::Layer, 2}}));
+  // Pooling's stride defaults to its window.
+  EXPECT_EQ(net.layer(3).strd, (PhyDim2{2, 2}));
+  EXPECT_EQ(net.layer(3).sifm, (PhyDim2{8, 8}));
+}
+
+TEST(NetworkJson, DocumentKind) {
+  EXPECT_TRUE(is_network_document(json::parse(R"({"layers": []})")));
+  EXPECT_FALSE(is_network_document(json::parse(R"({"nodes": [1, 1]})")));
+  EXPECT_FALSE(is_network_document(json::parse("[]")));
+}
+
+}  // namespace
+}  // namespace kapla::io

@@ -1,0 +1,50 @@
+// Functions over data layouts (nn_dataflow DataLayout methods) and the layouts a layer
+// produces: hop counts to destinations (plain, or forwarded along a minimum spanning tree),
+// concatenation, the ofmap layout and the network input layouts.
+// Spec: nn_dataflow-spec.md §8.5, §8.7, §11.18, §11.26.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/phy_dim2.hpp"
+#include "mapping/data_layout.hpp"
+#include "mapping/node_region.hpp"
+#include "mapping/partition_scheme.hpp"
+#include "model/layer.hpp"
+#include "model/options.hpp"
+
+namespace kapla::mapping {
+
+/// Number of elements in the intersection of two ranges (0 if disjoint).
+std::int64_t overlap_size(const FmapRange& a, const FmapRange& b);
+
+/// From frngs.front().beg to frngs.back().end.
+FmapRange complete_fmap_range(const DataLayout& layout);
+
+/// Concatenation along the channel dimension, channel offsets accumulating in order.
+DataLayout concat(const std::vector<DataLayout>& layouts);
+
+/// Hops to bring `frng` to every destination. Without forwarding: the sum over destinations
+/// of Σ overlap * distance from each stored piece. With forwarding: the destination with the
+/// fewest such hops (ties: smaller coordinate) fetches, then the complete-range overlap size
+/// times the Manhattan MST weight of the distinct destinations.
+std::int64_t nhops_to(const DataLayout& layout, const FmapRange& frng,
+                      const std::vector<PhyDim2>& dests, bool forwarding = false);
+
+/// Weight of the Manhattan-metric minimum spanning forest that connects every `dests` node to
+/// the pre-connected `sources` (Prim from the sources; duplicates collapse).
+std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests);
+
+/// The ofmap layout of a layer: the full ofmap range on `dst_region`, split by `part`
+/// projected onto it (INPP dropped).
+DataLayout ofmap_layout(const model::Layer& layer, std::int64_t batch,
+                        const PartitionScheme& part, const NodeRegion& dst_region);
+
+/// The candidate network input layouts: one per scheme of gen_input_partition(nofm, sofm,
+/// batch, src_region.dim, options), each projected onto `src_region`.
+std::vector<DataLayout> input_layouts(std::int64_t nofm, PhyDim2 sofm, std::int64_t batch,
+                                      const NodeRegion& src_region,
+                                      const model::SearchOptions& options);
+
+}  // namespace kapla::mapping

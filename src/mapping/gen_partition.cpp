@@ -1,0 +1,194 @@
+// Partition-scheme enumeration. Spec: nn_dataflow-spec.md §8.2 (upstream), §12.4 (fork).
+#include "mapping/gen_partition.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "core/errors.hpp"
+#include "core/math.hpp"
+
+namespace kapla::mapping {
+namespace {
+
+/// The reference's isinstance classes that gen_partition distinguishes.
+enum class Kind : std::uint8_t { Conv, ConvBack, Region, RegionBack, Depthwise, DepthwiseBack, Input };
+
+struct Target {
+  Kind kind;
+  std::int64_t nifm, nofm;
+  PhyDim2 sofm, sifm;
+};
+
+Kind kind_of(const model::Layer& l) {
+  using model::LayerType;
+  switch (l.type) {
+    case LayerType::Conv:
+    case LayerType::FC:
+      return Kind::Conv;
+    case LayerType::ConvBackAct:
+    case LayerType::ConvBackWeight:
+    case LayerType::FCBackAct:
+    case LayerType::FCBackWeight:
+      return Kind::ConvBack;
+    case LayerType::LocalRegion:
+    case LayerType::Pooling:
+    case LayerType::Eltwise:
+      return Kind::Region;
+    case LayerType::LocalRegionBack:
+    case LayerType::PoolingBack:
+    case LayerType::EltwiseBack:
+      return Kind::RegionBack;
+    case LayerType::DWConv:
+      return Kind::Depthwise;
+    case LayerType::DWConvBackAct:
+    case LayerType::DWConvBackWeight:
+      return Kind::DepthwiseBack;
+  }
+  KAPLA_ASSERT(false, "gen_partition: unknown layer type");
+  return Kind::Conv;
+}
+
+bool is_back(Kind k) {
+  return k == Kind::ConvBack || k == Kind::RegionBack || k == Kind::DepthwiseBack;
+}
+
+constexpr std::array<ParallelDim, 4> kPaes{ParallelDim::Outp, ParallelDim::Ofmp,
+                                           ParallelDim::Batp, ParallelDim::Inpp};
+
+/// Whether a 1x1-output layer: partition output channels only (naive mode and fallback).
+/// The fork tests the back kinds on their ifmap and some forward kinds on the ofmap; upstream
+/// tests every layer's ofmap (spec §8.2, §12.4).
+bool fc_like(const Target& t, bool fork, bool fallback) {
+  const bool ofm11 = t.sofm.h == 1 && t.sofm.w == 1;
+  if (!fork) return ofm11;
+  if (is_back(t.kind)) return t.sifm.h == 1 && t.sifm.w == 1;
+  const bool forward_tested =
+      t.kind == Kind::Conv || t.kind == Kind::Region || (!fallback && t.kind == Kind::Depthwise);
+  return forward_tested && ofm11;
+}
+
+std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDim2 dim_nodes,
+                                      const model::SearchOptions& opt, bool guaranteed) {
+  const bool fork = opt.cost_model == model::CostModelVariant::Kapla;
+  std::vector<PartitionScheme> out;
+  const auto fh = factorize(dim_nodes.h, 4);
+  const auto fw = factorize(dim_nodes.w, 4);
+
+  // Permutations of (0,1,2,3) in lexicographic order.
+  std::vector<std::array<ParallelDim, 4>> orders;
+  {
+    std::array<int, 4> p{0, 1, 2, 3};
+    do {
+      orders.push_back({static_cast<ParallelDim>(p[0]), static_cast<ParallelDim>(p[1]),
+                        static_cast<ParallelDim>(p[2]), static_cast<ParallelDim>(p[3])});
+    } while (std::next_permutation(p.begin(), p.end()));
+  }
+
+  for (const auto& ph : fh) {
+    for (const auto& pw : fw) {
+      PerParallelDim<PhyDim2> pd;
+      for (std::size_t i = 0; i < 4; ++i) pd[kPaes[i]] = PhyDim2{ph[i], pw[i]};
+      const PhyDim2 outp = pd[ParallelDim::Outp];
+      const PhyDim2 ofmp = pd[ParallelDim::Ofmp];
+      const PhyDim2 batp = pd[ParallelDim::Batp];
+      const PhyDim2 inpp = pd[ParallelDim::Inpp];
+
+      if (!opt.partition_batch && batp.size() > 1) continue;
+      if (batch % batp.size() != 0) continue;
+      // Each parallelism but OFMP fully uses one dimension before starting the other.
+      bool skip = false;
+      for (ParallelDim pae : kPaes) {
+        const PhyDim2 d = pd[pae];
+        if (pae != ParallelDim::Ofmp && 1 < d.h && d.h < dim_nodes.h && 1 < d.w &&
+            d.w < dim_nodes.w)
+          skip = true;
+      }
+      if (skip) continue;
+
+      if (opt.partition_hybrid) {
+        // Back kinds partition their gradient ifmap (the forward layer's ofmap).
+        const std::int64_t nch = (fork && t.kind == Kind::RegionBack) ? t.nifm : t.nofm;
+        if (!approx_dividable(nch, outp.size())) continue;
+        const PhyDim2 s = (fork && is_back(t.kind)) ? t.sifm : t.sofm;
+        if (!approx_dividable(s.h, ofmp.h) || !approx_dividable(s.w, ofmp.w)) continue;
+        if (!opt.partition_ifmaps && inpp.size() > 1) continue;
+        if (t.kind == Kind::Conv || t.kind == Kind::ConvBack) {
+          if (!approx_dividable(t.nifm, inpp.size())) continue;
+        } else if (t.kind != Kind::Input) {
+          if (inpp.size() > 1) continue;
+        }
+      } else {
+        if (inpp.size() != 1) continue;
+        if (fc_like(t, fork, false)) {
+          if (ofmp.size() != 1) continue;
+        } else {
+          if (outp.size() != 1) continue;
+        }
+      }
+
+      // Transpose equivalence: keep only the variant with h's <= w's (lexicographic).
+      if (ofmp.size() == 1 &&
+          std::all_of(kPaes.begin(), kPaes.end(),
+                      [&](ParallelDim p) { return pd[p].h == 1 || pd[p].w == 1; })) {
+        const std::array<std::int64_t, 4> hs{ph[0], ph[1], ph[2], ph[3]};
+        const std::array<std::int64_t, 4> ws{pw[0], pw[1], pw[2], pw[3]};
+        if (hs > ws) continue;
+      }
+
+      std::size_t n_nopart = 0;
+      for (ParallelDim p : kPaes) n_nopart += pd[p].size() == 1 ? 1 : 0;
+      const bool batp_part = batp.size() != 1;
+
+      for (const auto& order : orders) {
+        bool bad = false;
+        for (std::size_t i = 0; i + 1 < 4 && !bad; ++i) {
+          const ParallelDim a = order[i];
+          const ParallelDim b = order[i + 1];
+          const PhyDim2 d1 = pd[a];
+          const PhyDim2 d2 = pd[b];
+          if (d1.size() == 1 && d2.size() == 1 && a > b) bad = true;
+          if (d1.size() > 1 && d2.size() == 1) bad = true;
+          if (a != ParallelDim::Batp && d2.h == 1 && d2.w > 1 && d1.h > 1 && d1.w == 1)
+            bad = true;
+        }
+        if (bad) continue;
+        // BATP must be the top-most non-trivial level.
+        if (batp_part && order[n_nopart] != ParallelDim::Batp) continue;
+        PartitionScheme ps;
+        ps.order = order;
+        ps.pdims = pd;
+        out.push_back(ps);
+      }
+    }
+  }
+
+  if (guaranteed && out.empty()) {
+    PartitionScheme ps;  // order (0,1,2,3), all (1,1)
+    if (fc_like(t, fork, true))
+      ps.pdims[ParallelDim::Outp] = dim_nodes;
+    else
+      ps.pdims[ParallelDim::Ofmp] = dim_nodes;
+    out.push_back(ps);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<PartitionScheme> gen_partition(const model::Layer& layer, std::int64_t batch,
+                                           PhyDim2 dim_nodes,
+                                           const model::SearchOptions& options,
+                                           bool guaranteed) {
+  const Target t{kind_of(layer), layer.nifm, layer.nofm, layer.sofm, layer.sifm};
+  return generate(t, batch, dim_nodes, options, guaranteed);
+}
+
+std::vector<PartitionScheme> gen_input_partition(std::int64_t nofm, PhyDim2 sofm,
+                                                 std::int64_t batch, PhyDim2 dim_nodes,
+                                                 const model::SearchOptions& options,
+                                                 bool guaranteed) {
+  const Target t{Kind::Input, 0, nofm, sofm, sofm};
+  return generate(t, batch, dim_nodes, options, guaranteed);
+}
+
+}  // namespace kapla::mapping

@@ -1,0 +1,99 @@
+// Unit NoC hops between memory and the processing region. Spec: nn_dataflow-spec.md §8.6.
+#include "mapping/noc_hops.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "core/math.hpp"
+#include "mapping/data_layout_ops.hpp"
+#include "mapping/data_range.hpp"
+#include "mapping/partition.hpp"
+
+namespace kapla::mapping {
+
+std::vector<PhyDim2> filter_nodes(const NodeRegion& dram_region) {
+  std::vector<PhyDim2> out = dram_region.nodes();
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std::int64_t batch,
+                                                  const NodeRegion& proc_region,
+                                                  const PartitionScheme& part,
+                                                  const std::vector<PhyDim2>& filter_nodes,
+                                                  const DataLayout& ifmap_layout,
+                                                  const DataLayout& ofmap_layout,
+                                                  const model::SearchOptions& options) {
+  // Data range -> the nodes processing it, each list in gen_pidx order. The group order does
+  // not matter (integer sums); the order within a group does (the OFM middle node).
+  std::map<FilterRange, std::vector<PhyDim2>> fil_groups;
+  std::map<FmapRange, std::vector<PhyDim2>> ifm_groups;
+  std::map<FmapRange, std::vector<PhyDim2>> ofm_groups;
+  for (const PartIndex& pidx : gen_pidx(part)) {
+    const PhyDim2 coord = coordinate(part, proc_region, pidx);
+    const ProcDataRange r = proc_data_range(layer, batch, part, pidx);
+    if (r.ifm.size() > 0 && r.ofm.size() > 0) {
+      ifm_groups[r.ifm].push_back(coord);
+      ofm_groups[r.ofm].push_back(coord);
+      if (!r.fil.ifm.empty() && !r.fil.ofm.empty()) fil_groups[r.fil].push_back(coord);
+    }
+  }
+
+  // Forwarding: each datum fetched once by the closest node, then forwarded (§8.8).
+  const bool fwd = options.hw_access_forwarding || options.hw_gbuf_sharing;
+  std::int64_t nh_fil = 0;
+  std::int64_t nh_ifm = 0;
+  std::int64_t nh_ofm = 0;
+
+  for (const auto& [frng, coords] : fil_groups) {
+    const std::int64_t fil_size = frng.ifm.size() * frng.ofm.size() * layer.filter_size();
+    if (fwd) {
+      nh_fil += fil_size * mst_weight(filter_nodes, coords);
+    } else {
+      std::int64_t s = 0;
+      for (const PhyDim2& c : coords) {
+        std::int64_t m = std::numeric_limits<std::int64_t>::max();
+        for (const PhyDim2& f : filter_nodes) m = std::min(m, c.hop_dist(f));
+        s += m;
+      }
+      nh_fil += fil_size * s;
+    }
+  }
+
+  for (const auto& [frng, coords] : ifm_groups) nh_ifm += nhops_to(ifmap_layout, frng, coords, fwd);
+
+  // Stored locally exactly as produced: no transfer (§11.22).
+  const bool local = ofmap_layout.parts.size() == 1 && ofmap_layout.parts[0] == part &&
+                     ofmap_layout.regions.size() == 1 && ofmap_layout.regions[0] == proc_region;
+  if (!local) {
+    for (const auto& [frng, coords] : ofm_groups) {
+      if (fwd) {
+        // Read by the closest node; accumulation follows the reversed forwarding tree; the
+        // memory path is in both, and accumulation is one way.
+        std::int64_t read = std::numeric_limits<std::int64_t>::max();
+        for (const PhyDim2& c : coords) read = std::min(read, nhops_to(ofmap_layout, frng, {c}));
+        const std::int64_t accum = nhops_to(ofmap_layout, frng, coords, true);
+        nh_ofm += ceil_div(read + accum, 2);
+      } else {
+        // The middle node fetches; INPP peers send partial sums to it one way (§11.8).
+        const std::size_t mid = coords.size() / 2;
+        for (std::size_t i = 0; i < coords.size(); ++i) {
+          if (i == mid)
+            nh_ofm += nhops_to(ofmap_layout, frng, {coords[mid]});
+          else
+            nh_ofm += ceil_div(frng.size() * coords[i].hop_dist(coords[mid]), 2);
+        }
+      }
+    }
+  }
+
+  PerDataCategory<double> out;
+  out[DataCategory::Fil] = static_cast<double>(nh_fil);
+  out[DataCategory::Ifm] = static_cast<double>(nh_ifm);
+  out[DataCategory::Ofm] = static_cast<double>(nh_ofm);
+  return out;
+}
+
+}  // namespace kapla::mapping

@@ -1,0 +1,34 @@
+// NoC hops of moving each data category once between memory and the processing nodes
+// (nn_dataflow unit_nhops_to_proc_region), computed exactly: no memo, so none of the
+// reference's key-collision (spec §8.6.1). Spec: nn_dataflow-spec.md §8.6, §11.18-22.
+#pragma once
+
+#include <vector>
+
+#include "core/enum_array.hpp"
+#include "core/phy_dim2.hpp"
+#include "mapping/data_layout.hpp"
+#include "mapping/node_region.hpp"
+#include "mapping/partition_scheme.hpp"
+#include "model/layer.hpp"
+#include "model/options.hpp"
+
+namespace kapla::mapping {
+
+/// The filter sources: the distinct node coordinates of the memory region, sorted (every
+/// memory node holds a copy of the weights; spec §8.6, §11.20).
+std::vector<PhyDim2> filter_nodes(const NodeRegion& dram_region);
+
+/// Hops (FIL, IFM, OFM) for fetching the filters from `filter_nodes` (the distinct memory
+/// node coordinates), the ifmaps from `ifmap_layout`, and storing the ofmaps into
+/// `ofmap_layout`, for `layer` partitioned by `part` on `proc_region`. Forwarding variants
+/// (MST) apply with options.hw_access_forwarding or options.hw_gbuf_sharing.
+PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std::int64_t batch,
+                                                  const NodeRegion& proc_region,
+                                                  const PartitionScheme& part,
+                                                  const std::vector<PhyDim2>& filter_nodes,
+                                                  const DataLayout& ifmap_layout,
+                                                  const DataLayout& ofmap_layout,
+                                                  const model::SearchOptions& options);
+
+}  // namespace kapla::mapping

@@ -1,0 +1,115 @@
+// Partition-scheme geometry. Spec: nn_dataflow-spec.md §8.1.
+#include "mapping/partition.hpp"
+
+#include <limits>
+
+#include "core/errors.hpp"
+#include "core/math.hpp"
+
+namespace kapla::mapping {
+
+std::vector<PartIndex> gen_pidx(const PartitionScheme& part) {
+  std::vector<PartIndex> out;
+  out.reserve(static_cast<std::size_t>(part.size()));
+  const auto& pd = part.pdims;
+  PartIndex idx;
+  // Nested loops in ParallelDim order, each over (h, w) with h outer (spec §8.1).
+  for (idx[ParallelDim::Outp].h = 0; idx[ParallelDim::Outp].h < pd[ParallelDim::Outp].h;
+       ++idx[ParallelDim::Outp].h)
+    for (idx[ParallelDim::Outp].w = 0; idx[ParallelDim::Outp].w < pd[ParallelDim::Outp].w;
+         ++idx[ParallelDim::Outp].w)
+      for (idx[ParallelDim::Ofmp].h = 0; idx[ParallelDim::Ofmp].h < pd[ParallelDim::Ofmp].h;
+           ++idx[ParallelDim::Ofmp].h)
+        for (idx[ParallelDim::Ofmp].w = 0; idx[ParallelDim::Ofmp].w < pd[ParallelDim::Ofmp].w;
+             ++idx[ParallelDim::Ofmp].w)
+          for (idx[ParallelDim::Batp].h = 0; idx[ParallelDim::Batp].h < pd[ParallelDim::Batp].h;
+               ++idx[ParallelDim::Batp].h)
+            for (idx[ParallelDim::Batp].w = 0;
+                 idx[ParallelDim::Batp].w < pd[ParallelDim::Batp].w; ++idx[ParallelDim::Batp].w)
+              for (idx[ParallelDim::Inpp].h = 0;
+                   idx[ParallelDim::Inpp].h < pd[ParallelDim::Inpp].h;
+                   ++idx[ParallelDim::Inpp].h)
+                for (idx[ParallelDim::Inpp].w = 0;
+                     idx[ParallelDim::Inpp].w < pd[ParallelDim::Inpp].w;
+                     ++idx[ParallelDim::Inpp].w)
+                  out.push_back(idx);
+  return out;
+}
+
+PhyDim2 coordinate(const PartitionScheme& part, const NodeRegion& region, const PartIndex& pidx) {
+  PhyDim2 c{0, 0};
+  for (ParallelDim pae : part.order) c = c * part.pdims[pae] + pidx[pae];
+  return region.rel2abs(c);
+}
+
+FmapRange fmap_range(const PartitionScheme& part, const FmapRange& frng, const PartIndex& pidx) {
+  const auto& pd = part.pdims;
+  const PhyDim2 ib = pidx[ParallelDim::Batp];
+  const PhyDim2 io = pidx[ParallelDim::Outp];
+  const PhyDim2 ip = pidx[ParallelDim::Ofmp];
+  const auto b = ith_range(frng.beg[0], frng.end[0], ib.h * pd[ParallelDim::Batp].w + ib.w,
+                           pd[ParallelDim::Batp].size());
+  const auto n = ith_range(frng.beg[1], frng.end[1], io.h * pd[ParallelDim::Outp].w + io.w,
+                           pd[ParallelDim::Outp].size());
+  const auto h = ith_range(frng.beg[2], frng.end[2], ip.h, pd[ParallelDim::Ofmp].h);
+  const auto w = ith_range(frng.beg[3], frng.end[3], ip.w, pd[ParallelDim::Ofmp].w);
+  return FmapRange{{b.first, n.first, h.first, w.first}, {b.second, n.second, h.second, w.second}};
+}
+
+bool is_applicable_to_fmap_range(const PartitionScheme& part) {
+  return part.size(ParallelDim::Inpp) == 1;
+}
+
+PartitionScheme projection(const PartitionScheme& part, const NodeRegion& region,
+                           bool appl2frng) {
+  KAPLA_ASSERT(region.dim.size() != 0, "projection onto an empty node region");
+  PartitionScheme out = part;
+  if (appl2frng) out.pdims[ParallelDim::Inpp] = PhyDim2{1, 1};
+  const PhyDim2 pdim = out.dim();
+  for (int di = 0; di < 2; ++di) {
+    auto comp = [di](PhyDim2& d) -> std::int64_t& { return di == 0 ? d.h : d.w; };
+    const std::int64_t pd = di == 0 ? pdim.h : pdim.w;
+    std::int64_t rd = di == 0 ? region.dim.h : region.dim.w;
+    if (rd > pd) {
+      // Extend at the top-listed fmap-applicable parallelism, BATP (spec §8.1, §11.17).
+      comp(out.pdims[ParallelDim::Batp]) *= rd / pd;
+    } else {
+      // Shrink from the bottom level up.
+      for (auto it = out.order.rbegin(); it != out.order.rend(); ++it) {
+        std::int64_t& f = comp(out.pdims[*it]);
+        if (rd >= f) {
+          rd /= f;
+        } else {
+          f = rd;
+          rd = 1;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Dist2 part_neighbor_dist(const PartitionScheme& part, const NodeRegion& region, ParallelDim pae) {
+  std::int64_t hsum = 0, hcnt = 0, wsum = 0, wcnt = 0;
+  for (const PartIndex& pidx : gen_pidx(part)) {
+    const PhyDim2 c = coordinate(part, region, pidx);
+    if (pidx[pae].h > 0) {
+      PartIndex p = pidx;
+      p[pae].h -= 1;
+      hsum += c.hop_dist(coordinate(part, region, p));
+      ++hcnt;
+    }
+    if (pidx[pae].w > 0) {
+      PartIndex p = pidx;
+      p[pae].w -= 1;
+      wsum += c.hop_dist(coordinate(part, region, p));
+      ++wcnt;
+    }
+  }
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // One division of exact integer sums: the reference's 1. * sum / len.
+  return Dist2{hcnt ? static_cast<double>(hsum) / static_cast<double>(hcnt) : kInf,
+               wcnt ? static_cast<double>(wsum) / static_cast<double>(wcnt) : kInf};
+}
+
+}  // namespace kapla::mapping

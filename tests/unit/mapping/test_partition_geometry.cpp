@@ -1,0 +1,273 @@
+// Partition geometry, generation, per-node layers, data ranges, layouts and unit hops against
+// the spec's examples and invariants (nn_dataflow-spec.md §8.1-§8.7, §11.16-§11.22).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "core/errors.hpp"
+#include "mapping/data_layout_ops.hpp"
+#include "mapping/data_range.hpp"
+#include "mapping/gen_partition.hpp"
+#include "mapping/noc_hops.hpp"
+#include "mapping/part_layer.hpp"
+#include "mapping/partition.hpp"
+
+namespace kapla::mapping {
+namespace {
+
+model::SearchOptions hybrid_opts() {
+  model::SearchOptions o;
+  o.partition_hybrid = true;
+  o.partition_batch = true;
+  o.partition_ifmaps = true;
+  return o;
+}
+
+PartitionScheme make_part(std::array<ParallelDim, 4> order, PhyDim2 outp, PhyDim2 ofmp,
+                          PhyDim2 batp, PhyDim2 inpp) {
+  PartitionScheme p;
+  p.order = order;
+  p.pdims[ParallelDim::Outp] = outp;
+  p.pdims[ParallelDim::Ofmp] = ofmp;
+  p.pdims[ParallelDim::Batp] = batp;
+  p.pdims[ParallelDim::Inpp] = inpp;
+  return p;
+}
+
+constexpr std::array<ParallelDim, 4> kOrder0{ParallelDim::Outp, ParallelDim::Ofmp,
+                                             ParallelDim::Batp, ParallelDim::Inpp};
+
+TEST(GenPartition, NaiveGivesOneSchemePerLayer) {
+  // §8.2: naive mode: Conv -> OFMP = nodes, order (0,2,3,1); FC -> OUTP = nodes, (1,2,3,0).
+  const model::SearchOptions naive;
+  const auto conv1 = model::make_conv(3, 48, {55, 55}, {11, 11}, {4, 4});
+  const auto fc2 = model::make_fc(4096, 4096);
+  const auto parts = gen_partition(conv1, 16, {4, 4}, naive);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].pdims[ParallelDim::Ofmp], (PhyDim2{4, 4}));
+  EXPECT_EQ(parts[0].order, (std::array<ParallelDim, 4>{ParallelDim::Outp, ParallelDim::Batp,
+                                                         ParallelDim::Inpp, ParallelDim::Ofmp}));
+  const auto fparts = gen_partition(fc2, 16, {4, 4}, naive);
+  ASSERT_EQ(fparts.size(), 1u);
+  EXPECT_EQ(fparts[0].pdims[ParallelDim::Outp], (PhyDim2{4, 4}));
+  EXPECT_EQ(fparts[0].order, (std::array<ParallelDim, 4>{ParallelDim::Ofmp, ParallelDim::Batp,
+                                                          ParallelDim::Inpp, ParallelDim::Outp}));
+  EXPECT_EQ(gen_partition(model::make_pooling(48, {27, 27}, {3, 3}, {2, 2}), 16, {4, 4}, naive)
+                .size(),
+            1u);
+}
+
+TEST(GenPartition, HybridCountsOfTheSpecExample) {
+  // §8.2: AlexNet on 4x4, hybrid + batch + ifmaps: conv1_a 87, fc2 26, pool1_a 36 schemes.
+  const auto o = hybrid_opts();
+  const auto conv1 = model::make_conv(3, 48, {55, 55}, {11, 11}, {4, 4});
+  const auto fc2 = model::make_fc(4096, 4096);
+  const auto pool1 = model::make_pooling(48, {27, 27}, {3, 3}, {2, 2});
+  EXPECT_EQ(gen_partition(conv1, 16, {4, 4}, o).size(), 87u);
+  EXPECT_EQ(gen_partition(fc2, 16, {4, 4}, o).size(), 26u);
+  EXPECT_EQ(gen_partition(pool1, 16, {4, 4}, o).size(), 36u);
+}
+
+TEST(GenPartition, EverySchemeCoversTheNodesAndIsUnique) {
+  const auto o = hybrid_opts();
+  const auto conv = model::make_conv(64, 128, {28, 28}, {3, 3});
+  const auto parts = gen_partition(conv, 8, {2, 4}, o);
+  ASSERT_FALSE(parts.empty());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_EQ(parts[i].dim(), (PhyDim2{2, 4}));
+    for (std::size_t j = 0; j < i; ++j) EXPECT_FALSE(parts[i] == parts[j]);
+  }
+}
+
+TEST(GenPartition, GuaranteedFallback) {
+  // Nothing divides: batch 3 with BATP-only options and a 1-channel layer is still served.
+  model::SearchOptions o = hybrid_opts();
+  const auto conv = model::make_conv(1, 1, {1, 1}, {1, 1});
+  const auto parts = gen_partition(conv, 3, {4, 4}, o, true);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].pdims[ParallelDim::Outp], (PhyDim2{4, 4}));
+  EXPECT_TRUE(gen_partition(conv, 3, {4, 4}, o, false).empty());
+}
+
+TEST(PartitionGeometry, GenPidxOrderAndCoordinate) {
+  // §11.16: gen_pidx iterates paes in enum order; coordinate composes levels in `order`.
+  const auto p = make_part({ParallelDim::Batp, ParallelDim::Outp, ParallelDim::Ofmp,
+                            ParallelDim::Inpp},
+                           {2, 1}, {1, 2}, {2, 2}, {1, 1});
+  const auto idx = gen_pidx(p);
+  ASSERT_EQ(idx.size(), 16u);
+  EXPECT_EQ(idx[1][ParallelDim::Batp], (PhyDim2{0, 1}));  // BATP varies before OUTP
+  EXPECT_EQ(idx[4][ParallelDim::Ofmp], (PhyDim2{0, 1}));
+  const auto region = NodeRegion::rectangle({4, 4}, {0, 0}, RegionType::Proc);
+  std::set<PhyDim2> coords;
+  for (const auto& i : idx) coords.insert(coordinate(p, region, i));
+  EXPECT_EQ(coords.size(), 16u);
+  // BATP is the top level: its index is the most significant digit.
+  PartIndex pi;
+  pi[ParallelDim::Batp] = {1, 1};
+  EXPECT_EQ(coordinate(p, region, pi), (PhyDim2{2, 2}));
+}
+
+TEST(PartitionGeometry, FmapRangeEvenSplits) {
+  // get_ith_range: L = 6, n = 4 gives sizes 1, 2, 1, 2 (§1.3).
+  const auto p = make_part(kOrder0, {1, 1}, {4, 1}, {1, 1}, {1, 1});
+  const FmapRange full{{0, 0, 0, 0}, {1, 1, 6, 5}};
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t i = 0; i < 4; ++i) {
+    PartIndex pi;
+    pi[ParallelDim::Ofmp] = {i, 0};
+    const auto r = fmap_range(p, full, pi);
+    sizes.push_back(r.end[2] - r.beg[2]);
+    EXPECT_EQ(r.end[3] - r.beg[3], 5);
+  }
+  EXPECT_EQ(sizes, (std::vector<std::int64_t>{1, 2, 1, 2}));
+}
+
+TEST(PartitionGeometry, ProjectionExamples) {
+  // §8.1: a (1,1) scheme onto the 2x2 DRAM region becomes BATP (2,2); OFMP (4,4) -> (2,2).
+  const auto dram = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
+  const PartitionScheme trivial;
+  EXPECT_EQ(projection(trivial, dram, true).pdims[ParallelDim::Batp], (PhyDim2{2, 2}));
+  const auto ofmp = make_part(kOrder0, {1, 1}, {4, 4}, {1, 1}, {1, 1});
+  const auto proj = projection(ofmp, dram, true);
+  EXPECT_EQ(proj.pdims[ParallelDim::Ofmp], (PhyDim2{2, 2}));
+  EXPECT_EQ(proj.pdims[ParallelDim::Batp], (PhyDim2{1, 1}));
+  // appl2frng drops INPP first; shrinking goes bottom level first.
+  const auto mixed = make_part(kOrder0, {2, 1}, {1, 1}, {1, 1}, {2, 4});
+  const auto pm = projection(mixed, dram, true);
+  EXPECT_TRUE(is_applicable_to_fmap_range(pm));
+  EXPECT_EQ(pm.pdims[ParallelDim::Outp], (PhyDim2{2, 1}));
+  EXPECT_EQ(pm.pdims[ParallelDim::Batp], (PhyDim2{1, 2}));
+  EXPECT_THROW((void)projection(trivial, NodeRegion{}, true), InternalError);
+}
+
+TEST(PartitionGeometry, NeighborDistance) {
+  const auto region = NodeRegion::rectangle({4, 4}, {0, 0}, RegionType::Proc);
+  const auto p = make_part({ParallelDim::Batp, ParallelDim::Outp, ParallelDim::Ofmp,
+                            ParallelDim::Inpp},
+                           {2, 1}, {1, 2}, {2, 2}, {1, 1});
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  // OFMP (1,2) is the third level (below BATP (2,2) and OUTP (2,1)): w neighbours 1 apart.
+  EXPECT_EQ(part_neighbor_dist(p, region, ParallelDim::Ofmp), (Dist2{inf, 1}));
+  EXPECT_EQ(part_neighbor_dist(p, region, ParallelDim::Outp), (Dist2{1, inf}));
+  EXPECT_EQ(part_neighbor_dist(p, region, ParallelDim::Batp), (Dist2{2, 2}));
+  EXPECT_EQ(part_neighbor_dist(p, region, ParallelDim::Inpp), (Dist2{inf, inf}));
+}
+
+TEST(PartLayer, CeilSplitsAndOccupancy) {
+  // §8.3: ceil splits; occupancy = total ops / (per-node ops * nodes).
+  const auto conv = model::make_conv(3, 48, {55, 55}, {11, 11}, {4, 4});
+  const auto p = make_part(kOrder0, {1, 1}, {2, 2}, {1, 1}, {1, 1});
+  const auto pl = part_layer(conv, 4, p);
+  EXPECT_EQ(pl.p_layer.sofm, (PhyDim2{28, 28}));
+  EXPECT_EQ(pl.p_layer.nifm, 3);
+  EXPECT_EQ(pl.p_batch, 4);
+  EXPECT_DOUBLE_EQ(pl.p_occupancy, 55.0 * 55 / (28 * 28 * 4));
+  // FC becomes Conv.
+  EXPECT_EQ(part_layer(model::make_fc(100, 10), 1, PartitionScheme{}).p_layer.type,
+            model::LayerType::Conv);
+}
+
+TEST(PartLayer, EltwiseDropsChannelStride) {
+  // §8.3, §11.19: the partitioned Eltwise is a LocalRegion with ntrd = 1 (nifm = p_nofm).
+  const auto elt = model::make_eltwise(256, {56, 56}, 2);
+  const auto p = make_part(kOrder0, {2, 1}, {1, 1}, {1, 1}, {1, 1});
+  const auto pl = part_layer(elt, 1, p);
+  EXPECT_EQ(pl.p_layer.type, model::LayerType::LocalRegion);
+  EXPECT_EQ(pl.p_layer.nofm, 128);
+  EXPECT_EQ(pl.p_layer.nifm, 128);
+  EXPECT_EQ(pl.p_layer.ntrd, 1);
+  EXPECT_DOUBLE_EQ(pl.p_occupancy, 1.0);
+  const auto inpp = make_part(kOrder0, {1, 1}, {1, 1}, {1, 1}, {2, 1});
+  EXPECT_THROW((void)part_layer(elt, 1, inpp), InputError);
+}
+
+TEST(PartLayer, BackLayersSwapChannelsAndSplitTheirIfmap) {
+  // §12.4: ConvBackAct(nifm 192, nofm 256, sofm 15, 3) -> Conv(256, 192, 13) per node.
+  const auto back = model::make_conv_back_act(192, 256, {15, 15}, {3, 3});
+  const auto pl = part_layer(back, 2, PartitionScheme{});
+  EXPECT_EQ(pl.p_layer.type, model::LayerType::Conv);
+  EXPECT_EQ(pl.p_layer.nifm, 256);
+  EXPECT_EQ(pl.p_layer.nofm, 192);
+  EXPECT_EQ(pl.p_layer.sofm, (PhyDim2{13, 13}));
+  EXPECT_DOUBLE_EQ(pl.p_occupancy, 1.0);
+  const auto w = model::make_conv_back_weight(192, 256, {15, 15}, {3, 3});
+  EXPECT_EQ(part_layer(w, 2, PartitionScheme{}).p_layer.rw_data, DataCategory::Fil);
+}
+
+TEST(DataRange, ConvAndLocalRegionWindows) {
+  // §8.4: conv input window [ob*s, (oe-1)*s + f); INPP splits input channels.
+  const auto conv = model::make_conv(8, 4, {6, 6}, {3, 3}, {1, 1});
+  const auto p = make_part(kOrder0, {1, 1}, {2, 1}, {1, 1}, {2, 1});
+  PartIndex pi;
+  pi[ParallelDim::Ofmp] = {1, 0};
+  pi[ParallelDim::Inpp] = {1, 0};
+  const auto r = proc_data_range(conv, 2, p, pi);
+  EXPECT_EQ(r.ofm, (FmapRange{{0, 0, 3, 0}, {2, 4, 6, 6}}));
+  EXPECT_EQ(r.ifm, (FmapRange{{0, 4, 3, 0}, {2, 8, 8, 8}}));
+  EXPECT_EQ(r.fil, (FilterRange{{4, 8}, {0, 4}}));
+  // §11.19: LocalRegion channel window [nb - nreg//2, ne + nreg - nreg//2), clipped.
+  const auto lrn = model::make_local_region(16, {4, 4}, 3, {1, 1});
+  const auto q = make_part(kOrder0, {4, 1}, {1, 1}, {1, 1}, {1, 1});
+  PartIndex qi;
+  qi[ParallelDim::Outp] = {1, 0};
+  const auto lr = proc_data_range(lrn, 1, q, qi);
+  EXPECT_EQ(lr.ifm.beg[1], 3);
+  EXPECT_EQ(lr.ifm.end[1], 10);
+  EXPECT_TRUE(lr.fil.ifm.empty());
+}
+
+TEST(DataRange, ReverseHelpers) {
+  // The fork's reverse_low / reverse_high (window 3, stride 2, extent 30).
+  EXPECT_EQ(reverse_low(0, 30, 3, 2), 0);
+  EXPECT_EQ(reverse_low(3, 30, 3, 2), 1);
+  EXPECT_EQ(reverse_low(4, 30, 3, 2), 1);
+  EXPECT_EQ(reverse_high(10, 30, 3, 2), 5);
+  EXPECT_EQ(reverse_high(29, 30, 3, 2), 13);
+  EXPECT_EQ(reverse_high(30, 30, 3, 2), 13);
+}
+
+TEST(DataLayoutOps, NhopsToAndForwarding) {
+  // A 1x1-partitioned ofmap on one node at (0,0); two destinations.
+  DataLayout dl;
+  dl.frngs.push_back(FmapRange{{0, 0, 0, 0}, {1, 4, 2, 2}});
+  dl.regions.push_back(NodeRegion::rectangle({1, 1}, {0, 0}, RegionType::Dram));
+  dl.parts.push_back(PartitionScheme{});
+  const FmapRange fr{{0, 0, 0, 0}, {1, 2, 2, 2}};  // 8 elements
+  EXPECT_EQ(nhops_to(dl, fr, {{0, 1}, {0, 3}}), 8 * 1 + 8 * 3);
+  // Forwarding: nearest fetches (8), then MST over {(0,1),(0,3)} (2 hops) * 8.
+  EXPECT_EQ(nhops_to(dl, fr, {{0, 3}, {0, 1}}, true), 8 + 8 * 2);
+  // Padding halos outside the stored range cost nothing (§11.18).
+  const FmapRange halo{{0, 0, -1, -1}, {1, 2, 3, 3}};
+  EXPECT_EQ(nhops_to(dl, halo, {{0, 1}}), 8);
+  // Concatenation offsets channels.
+  const auto cat = concat({dl, dl});
+  EXPECT_EQ(complete_fmap_range(cat), (FmapRange{{0, 0, 0, 0}, {1, 8, 2, 2}}));
+  EXPECT_EQ(mst_weight({{0, 0}}, {{0, 2}, {2, 0}, {0, 2}}), 4);
+  EXPECT_EQ(mst_weight({{0, 0}, {3, 3}}, {{3, 2}, {0, 1}}), 2);
+}
+
+TEST(UnitNhops, LocalOfmapsCostNothingAndForwardingNeverCostsMore) {
+  const auto proc = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Proc);
+  const auto dram = NodeRegion::rectangle({1, 1}, {0, 0}, RegionType::Dram);
+  const auto conv = model::make_conv(8, 8, {8, 8}, {3, 3});
+  const auto p = make_part(kOrder0, {2, 1}, {1, 2}, {1, 1}, {1, 1});
+  model::SearchOptions opt;
+  const auto ifl = input_layouts(8, {10, 10}, 2, dram, opt).at(0);
+  const auto local = ofmap_layout(conv, 2, p, proc);
+  const auto plain = unit_nhops_to_proc_region(conv, 2, proc, p, {{0, 0}}, ifl, local, opt);
+  EXPECT_EQ(plain[DataCategory::Ofm], 0.0);
+  EXPECT_GT(plain[DataCategory::Fil], 0.0);
+  EXPECT_GT(plain[DataCategory::Ifm], 0.0);
+  const auto remote = ofmap_layout(conv, 2, p, dram);
+  const auto r1 = unit_nhops_to_proc_region(conv, 2, proc, p, {{0, 0}}, ifl, remote, opt);
+  EXPECT_GT(r1[DataCategory::Ofm], 0.0);
+  opt.hw_access_forwarding = true;
+  const auto r2 = unit_nhops_to_proc_region(conv, 2, proc, p, {{0, 0}}, ifl, remote, opt);
+  for (auto d : all_values<DataCategory>()) EXPECT_LE(r2[d], r1[d]);
+}
+
+}  // namespace
+}  // namespace kapla::mapping

@@ -1,0 +1,230 @@
+// Evaluation of one loop-blocking scheme (nn_dataflow LoopBlockingScheme.__init__ and
+// _calc_stats, with the KAPLA fork's REGF refetch rule and rw_data).
+// Spec: nn_dataflow-spec.md §7.2-7.5, §8.8, §11.6-7, §11.14, §12.2; kapla-spec.md §1.6.
+#include "cost/loop_blocking.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.hpp"
+#include "cost/loop_blocking_detail.hpp"
+
+namespace kapla::cost {
+
+using detail::bl_tp;
+using detail::data_size;
+using detail::innt_dim_loop;
+using detail::kNoLoop;
+
+std::string_view invalid_reason_name(InvalidReason r) {
+  switch (r) {
+    case InvalidReason::None: return "";
+    case InvalidReason::CapacityInitial: return "capacity_initial";
+    case InvalidReason::SrcNotDramRefetch: return "src_not_dram_refetch";
+    case InvalidReason::DstNotDramRefetch: return "dst_not_dram_refetch";
+    case InvalidReason::CapacityFinal: return "capacity_final";
+    case InvalidReason::RwFilDstNotDram: return "rw_fil_dst_not_dram";
+  }
+  return "";
+}
+
+namespace {
+
+bool over_capacity(const LoopBlockingEval& ev, const NestedLoopDesc& nld,
+                   const mapping::Resource& res) {
+  return data_size(ev, nld, 1) > static_cast<double>(res.size_regf) ||
+         data_size(ev, nld, 0) > static_cast<double>(res.size_gbuf);
+}
+
+/// _set_fetch (§7.3; fork REGF rule §12.2: a non-reusable REGF copy counts every unrelated
+/// factor of levels 0 and 1 and never inherits the outer fetch).
+void set_fetch(LoopBlockingEval& ev, const NestedLoopDesc& nld) {
+  const LoopBlocking& b = ev.blocking;
+  for (int bl = 0; bl < 2; ++bl) {
+    const auto& t = b.bl_ts[static_cast<std::size_t>(bl)];
+    const auto& ord = b.bl_ords[static_cast<std::size_t>(bl)];
+    for (auto d : all_values<DataCategory>()) {
+      const int inn = innt_dim_loop(nld.data_loops[d], t, ord);
+      const bool reusable = bl == 0 || nld.regf_reusable[d];
+      if (inn == kNoLoop && reusable) {
+        ev.fetch[static_cast<std::size_t>(bl)][d] = bl > 0 ? ev.fetch[0][d] : 1;
+        continue;
+      }
+      std::int64_t f = 1;
+      for (auto l : all_values<LoopDim>()) {
+        if (nld.data_loops[d].contains(l)) continue;
+        int start;
+        if (!reusable) start = bl + 1;
+        else start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
+        f *= bl_tp(b, l, 0, start);
+      }
+      ev.fetch[static_cast<std::size_t>(bl)][d] = d == nld.rw_data ? 2 * f - 1 : f;
+    }
+  }
+  ev.fetch_computed = true;
+}
+
+void record_sizes(LoopBlockingEval& ev, const NestedLoopDesc& nld) {
+  for (int bl = 0; bl < 2; ++bl)
+    for (auto d : all_values<DataCategory>())
+      ev.size[static_cast<std::size_t>(bl)][d] = data_size(ev, nld, bl, d);
+}
+
+/// _calc_stats (§7.5).
+void calc_stats(LoopBlockingEval& ev, const NestedLoopDesc& nld, const mapping::Resource& res,
+                const model::UnitCosts& costs) {
+  const double lcnt = static_cast<double>(ev.lcnt);
+  const double nn = static_cast<double>(ev.num_nodes);
+  ev.ops = (nld.unit_ops * lcnt) * nn;
+  ev.proc_time = nld.unit_time * ev.lcnt;
+  constexpr PerDataCategory<double> kRegfMul{{1.0, 1.0, 2.0}};  // OFM read + write
+  for (auto d : all_values<DataCategory>()) {
+    const double f0 = static_cast<double>(ev.fetch[0][d]);
+    const double f1 = static_cast<double>(ev.fetch[1][d]);
+    ev.access[MemLevel::Regf][d] = ((nld.unit_access[MemLevel::Regf][d] * lcnt) * kRegfMul[d]) * nn;
+    ev.access[MemLevel::Itcn][d] = (nld.total_access_at_of(MemLevel::Itcn, d) * f1) * nn;
+    const double s = ev.stored_in_gbuf[d] ? 1.0 : 0.0;
+    ev.access[MemLevel::Gbuf][d] = ((nld.total_access_at_of(MemLevel::Gbuf, d) * f1) * s) * nn;
+    // A bypassed category streams DRAM->REGF with the GBUF access pattern (§11.14).
+    const double ta = ev.stored_in_gbuf[d] ? nld.total_access_at_of(MemLevel::Dram, d)
+                                           : nld.total_access_at_of(MemLevel::Gbuf, d);
+    ev.access[MemLevel::Dram][d] =
+        ((ta * f0) * nn) / static_cast<double>(ev.accfwd_reduction[d]);
+    // Buffer-sharing NoC accesses, over all groups.
+    const double tag = nld.total_access_at_of(MemLevel::Gbuf, d);
+    const double ngrp = static_cast<double>(ev.num_nodes / ev.bufshr.grp_size[d]);
+    ev.bufshr_rotation_access[d] = (tag * ev.bufshr.rot_fetch[d]) * ngrp;
+    ev.bufshr_wide_fetch_access[d] = (tag * ev.bufshr.wide_fetch[d]) * ngrp;
+    ev.noc_access[d] = ev.bufshr_rotation_access[d] + ev.bufshr_wide_fetch_access[d];
+  }
+  ev.remote_gbuf_access = {};
+  if (!ev.src_is_dram) {
+    ev.remote_gbuf_access[DataCategory::Ifm] += ev.access[MemLevel::Dram][DataCategory::Ifm];
+    ev.access[MemLevel::Dram][DataCategory::Ifm] = 0;
+  }
+  if (!ev.dst_is_dram) {
+    ev.remote_gbuf_access[DataCategory::Ofm] += ev.access[MemLevel::Dram][DataCategory::Ofm];
+    ev.access[MemLevel::Dram][DataCategory::Ofm] = 0;
+  }
+  double dram_sum = 0;
+  for (auto d : all_values<DataCategory>()) dram_sum += ev.access[MemLevel::Dram][d];
+  ev.dram_time = static_cast<std::int64_t>(std::ceil(dram_sum / res.dram_bandwidth));
+  double gmax = ev.access[MemLevel::Gbuf][DataCategory::Fil];
+  for (auto d : {DataCategory::Ifm, DataCategory::Ofm})
+    if (ev.access[MemLevel::Gbuf][d] > gmax) gmax = ev.access[MemLevel::Gbuf][d];
+  const auto per_node = static_cast<std::int64_t>(std::ceil(1. * gmax / nn));
+  if (std::isinf(res.array_bus_width)) {
+    ev.bus_time = 0;
+  } else {
+    const double bw = res.array_bus_width;
+    if (bw == std::floor(bw)) {
+      const auto w = static_cast<std::int64_t>(bw);
+      ev.bus_time = (per_node + w - 1) / w;
+    } else {
+      ev.bus_time = static_cast<std::int64_t>(
+          detail::py_floordiv(static_cast<double>(per_node) + bw - 1, bw));
+    }
+  }
+  // Access cost (§3.2): categories FIL, IFM, OFM, then levels DRAM..REGF, then remote GBUF.
+  double acc = 0;
+  for (auto m : all_values<MemLevel>()) {
+    double s = 0;
+    for (auto d : all_values<DataCategory>()) s += ev.access[m][d];
+    acc += costs.mem_hier[m] * s;
+  }
+  double rs = 0;
+  for (auto d : all_values<DataCategory>()) rs += ev.remote_gbuf_access[d];
+  acc += costs.mem_hier[MemLevel::Gbuf] * rs;
+  ev.access_cost = acc;
+}
+
+}  // namespace
+
+LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlocking& blocking,
+                                        const mapping::Resource& resource,
+                                        const mapping::BufShrScheme& bufshr,
+                                        const model::SearchOptions& options,
+                                        const model::UnitCosts& costs) {
+  LoopBlockingEval ev;
+  ev.blocking = blocking;
+  std::int64_t lcnt = 1;
+  for (auto l : all_values<LoopDim>()) {
+    const std::int64_t p = bl_tp(blocking, l, 0, 3);
+    KAPLA_ASSERT(p == nld.loopcnt[l], "LoopBlocking: blocking factors do not multiply to the "
+                                      "loop count");
+    lcnt *= p;
+  }
+  for (const auto& ord : blocking.bl_ords) {
+    unsigned seen = 0;
+    for (auto l : all_values<LoopDim>()) {
+      KAPLA_ASSERT(ord[l] >= 0 && ord[l] < 3, "LoopBlocking: loop order out of range");
+      seen |= 1u << ord[l];
+    }
+    KAPLA_ASSERT(seen == 7u, "LoopBlocking: loop order is not a permutation");
+  }
+  ev.lcnt = lcnt;
+
+  // Sharing groups: the whole group holds the data until the sweep shrinks it (§8.9.3).
+  for (auto d : all_values<DataCategory>()) {
+    ev.bufshr.grp_size[d] = options.hw_gbuf_sharing ? bufshr.size(d) : 1;
+    ev.bufshr.subgrp_size[d] = ev.bufshr.grp_size[d];
+  }
+  for (int bl = 0; bl < 2; ++bl) {
+    for (auto d : all_values<DataCategory>()) {
+      std::int64_t uc = 1;
+      for (auto l : all_values<LoopDim>())
+        if (nld.data_loops[d].contains(l)) uc *= bl_tp(blocking, l, bl + 1, 3);
+      ev.unit_cnt[static_cast<std::size_t>(bl)][d] = uc;
+    }
+  }
+  // Storage flags start conservative: stored unless bypass is allowed (§7.4 step 1).
+  for (auto d : all_values<DataCategory>()) ev.stored_in_gbuf[d] = !options.sw_gbuf_bypass[d];
+
+  auto reject = [&](InvalidReason r) {
+    ev.invalid = r;
+    record_sizes(ev, nld);
+    return ev;
+  };
+  if (over_capacity(ev, nld, resource)) return reject(InvalidReason::CapacityInitial);
+
+  set_fetch(ev, nld);
+  ev.src_is_dram = resource.src_data_region.type == mapping::RegionType::Dram;
+  ev.dst_is_dram = resource.dst_data_region.type == mapping::RegionType::Dram;
+  if (nld.rw_data == DataCategory::Fil && !ev.dst_is_dram)
+    return reject(InvalidReason::RwFilDstNotDram);
+  // On-chip data can be read / written only once (no spilling), §7.4 step 5.
+  if (!ev.src_is_dram) {
+    if (ev.fetch[0][DataCategory::Ifm] > 1) return reject(InvalidReason::SrcNotDramRefetch);
+    if (resource.src_data_region == resource.proc_region)
+      ev.stored_in_gbuf[DataCategory::Ifm] = true;
+  }
+  if (!ev.dst_is_dram) {
+    if (ev.fetch[0][nld.rw_data] > 1) return reject(InvalidReason::DstNotDramRefetch);
+    if (resource.dst_data_region == resource.proc_region) ev.stored_in_gbuf[nld.rw_data] = true;
+  }
+  // Keep in GBUF only with reuse at the GBUF level (§7.4 step 6).
+  for (auto d : all_values<DataCategory>())
+    if (!ev.stored_in_gbuf[d] && ev.fetch[0][d] < ev.fetch[1][d]) ev.stored_in_gbuf[d] = true;
+  if (over_capacity(ev, nld, resource)) return reject(InvalidReason::CapacityFinal);
+
+  ev.num_nodes = resource.proc_region.dim.size();
+  if (options.hw_gbuf_sharing) detail::apply_bufshr(ev, nld, resource, bufshr);
+  if (options.hw_access_forwarding || options.hw_gbuf_sharing)
+    for (auto d : all_values<DataCategory>()) ev.accfwd_reduction[d] = bufshr.size(d);
+  // Filter pinning (§7.4 step 11; the fork never pins a read-write filter).
+  if (resource.no_time_mux && nld.rw_data != DataCategory::Fil) {
+    bool all_one = true;
+    for (auto l : all_values<LoopDim>())
+      if (nld.data_loops[DataCategory::Fil].contains(l) && blocking.bl_ts[0][l] != 1)
+        all_one = false;
+    if (all_one) {
+      ev.filter_pinned = true;
+      ev.fetch[0][DataCategory::Fil] = 0;
+    }
+  }
+  record_sizes(ev, nld);
+  calc_stats(ev, nld, resource, costs);
+  return ev;
+}
+
+}  // namespace kapla::cost

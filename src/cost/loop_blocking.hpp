@@ -1,0 +1,115 @@
+// One loop-blocking scheme and its evaluation (nn_dataflow LoopBlockingScheme): blocking
+// factors and loop orders for one nested-loop description -> validity, buffered sizes, fetch
+// counts, GBUF bypass, buffer sharing, access forwarding, filter pinning, access counts, ops and
+// time. A pure, allocation-free function: strategy B calls it millions of times.
+// Spec: nn_dataflow-spec.md §7.1-7.5, §8.8, §8.9.3, §11.6-7, §11.14, §12.2; kapla-spec.md §1.6.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+
+#include "core/enum_array.hpp"
+#include "cost/nested_loop_desc.hpp"
+#include "mapping/buffer_sharing_scheme.hpp"
+#include "mapping/resource.hpp"
+#include "model/hardware.hpp"
+#include "model/options.hpp"
+
+namespace kapla::cost {
+
+/// Blocking factors and loop orders (the reference's bl_ts, bl_ords).
+struct LoopBlocking {
+  /// bl_ts[level][loop]: level 0 = outermost (DRAM->GBUF), 1 = GBUF->REGF, 2 = inside REGF.
+  /// Π over levels = the NLD's loopcnt.
+  std::array<PerLoopDim<std::int64_t>, 3> bl_ts{};
+  /// bl_ords[level][loop] for levels 0 and 1: the loop's position, 0 = innermost.
+  std::array<PerLoopDim<int>, 2> bl_ords{};
+  friend bool operator==(const LoopBlocking&, const LoopBlocking&) = default;
+};
+
+/// Why a scheme is invalid (§7.4; the golden records' invalid_reason).
+enum class InvalidReason : std::uint8_t {
+  None,
+  CapacityInitial,     // REGF or GBUF overflow with the initial GBUF-storage flags
+  SrcNotDramRefetch,   // on-chip ifmaps would be fetched more than once
+  DstNotDramRefetch,   // on-chip read-write data would be fetched more than once
+  CapacityFinal,       // overflow after the bypass decision
+  RwFilDstNotDram,     // fork: a weight-gradient layer must write to DRAM (the reference asserts)
+};
+std::string_view invalid_reason_name(InvalidReason r);  // "capacity_initial", ...; "" for None
+
+/// Buffer-sharing state of a scheme (§8.9.3); the unshared defaults when sharing is off.
+struct BufShrState {
+  PerDataCategory<std::int64_t> grp_size{{1, 1, 1}};
+  PerDataCategory<std::int64_t> subgrp_size{{1, 1, 1}};
+  PerLoopDim<std::int64_t> bs_t{{1, 1, 1}};
+  PerLoopDim<int> bs_ord{{0, 1, 2}};
+  PerDataCategory<double> rot_fetch{};
+  PerDataCategory<std::int64_t> rot_round_cnt{};
+  PerDataCategory<std::int64_t> rot_unit_cnt{{1, 1, 1}};
+  PerDataCategory<double> wide_fetch{};
+  PerDataCategory<double> wide_fetch_width{};
+  /// Whether the sweep over sharing schemes ran, and how many candidates it scored.
+  bool swept = false;
+  std::int64_t num_candidates = 0;
+  friend bool operator==(const BufShrState&, const BufShrState&) = default;
+};
+
+/// Everything the reference's LoopBlockingScheme knows after construction and _calc_stats.
+/// For an invalid scheme only `invalid`, `blocking`, `lcnt`, `unit_cnt`, and the values
+/// computed before the rejection (stored_in_gbuf, size, fetch) are meaningful; access_cost and
+/// time are +inf.
+struct LoopBlockingEval {
+  InvalidReason invalid = InvalidReason::None;
+  /// The scheme; bl_ords[1] as rewritten by buffer sharing.
+  LoopBlocking blocking;
+  bool ords_changed_by_bufshr = false;
+  std::int64_t lcnt = 0;
+  std::array<PerDataCategory<std::int64_t>, 2> unit_cnt{};
+  PerDataCategory<bool> stored_in_gbuf{};
+  /// fetch[bl][d]: fetches across the boundary above level bl (after filter pinning).
+  std::array<PerDataCategory<std::int64_t>, 2> fetch{};
+  bool fetch_computed = false;
+  /// data_size(bl, d): per-node buffered words (GBUF: 0 if bypassed, / sharing subgroup).
+  std::array<PerDataCategory<double>, 2> size{};
+  bool src_is_dram = true;
+  bool dst_is_dram = true;
+  bool filter_pinned = false;
+  std::int64_t num_nodes = 0;
+  PerDataCategory<std::int64_t> accfwd_reduction{{1, 1, 1}};
+  BufShrState bufshr;
+  PerDataCategory<double> bufshr_rotation_access{};
+  PerDataCategory<double> bufshr_wide_fetch_access{};
+  /// Buffer-sharing NoC traffic (node hops), per category.
+  PerDataCategory<double> noc_access{};
+  // Statistics (§7.5).
+  double ops = 0;
+  std::int64_t proc_time = 0;
+  std::int64_t bus_time = 0;
+  std::int64_t dram_time = 0;
+  PerMemLevel<PerDataCategory<double>> access{};
+  PerDataCategory<double> remote_gbuf_access{};
+  /// Σ_m mem_hier[m] Σ_d access[m][d] + mem_hier[GBUF] Σ remote (§3.2); +inf if invalid.
+  double access_cost = std::numeric_limits<double>::infinity();
+
+  bool valid() const { return invalid == InvalidReason::None; }
+  /// max(proc, bus, dram); +inf if invalid.
+  double time() const {
+    if (!valid()) return std::numeric_limits<double>::infinity();
+    std::int64_t t = proc_time > bus_time ? proc_time : bus_time;
+    return static_cast<double>(t > dram_time ? t : dram_time);
+  }
+};
+
+/// Evaluates one scheme. `bufshr` is the partition's sharing scheme (used only with
+/// options.hw_gbuf_sharing / hw_access_forwarding); `costs` prices access_cost.
+/// Preconditions (InternalError otherwise): Π_level bl_ts = nld.loopcnt, bl_ords are
+/// permutations. Never throws for infeasible schemes.
+LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlocking& blocking,
+                                        const mapping::Resource& resource,
+                                        const mapping::BufShrScheme& bufshr,
+                                        const model::SearchOptions& options,
+                                        const model::UnitCosts& costs);
+
+}  // namespace kapla::cost

@@ -1,0 +1,171 @@
+// Eyeriss row-stationary mapping (nn_dataflow MapStrategyEyeriss; the KAPLA fork's version for
+// the Kapla variant). Spec: nn_dataflow-spec.md §6, §11.3-5, §12.2-3.
+#include "cost/map_strategy.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/errors.hpp"
+#include "core/math.hpp"
+#include "cost/map_strategy_detail.hpp"
+#include "mapping/data_loops.hpp"
+
+namespace kapla::cost {
+namespace {
+
+using detail::ReplChoice;
+using detail::UnitPass;
+using model::CostModelVariant;
+constexpr auto kFil = DataCategory::Fil;
+constexpr auto kIfm = DataCategory::Ifm;
+constexpr auto kOfm = DataCategory::Ofm;
+
+/// _repl_fold with the width-to-height adjustment (§6.2).
+void repl_fold(MapGeometry& g, PhyDim2 a) {
+  std::int64_t fold_h = 1, fold_w = 1, repl_h = 1, repl_w = 1;
+  if (g.dim_lpeset.h > a.h) fold_h = ceil_div(g.dim_lpeset.h, a.h);
+  else repl_h = a.h / g.dim_lpeset.h;
+  if (g.dim_lpeset.w > a.w) fold_w = ceil_div(g.dim_lpeset.w, a.w);
+  else repl_w = a.w / g.dim_lpeset.w;
+  const std::int64_t f_w2h = std::min(repl_h, fold_w);
+  fold_w = ceil_div(fold_w, f_w2h);
+  repl_h = repl_h / f_w2h;
+  g.fold = {fold_h, fold_w};
+  g.repl = {repl_h, repl_w};
+  g.dim_flpeset = {ceil_div(g.dim_lpeset.h, fold_h), ceil_div(g.dim_lpeset.w, fold_w)};
+  g.dim_ppeset = {g.dim_flpeset.h * repl_h * f_w2h, ceil_div(g.dim_flpeset.w * repl_w, f_w2h)};
+  KAPLA_ASSERT(g.dim_ppeset.h <= a.h && g.dim_ppeset.w <= a.w,
+               "MapEyeriss: physical PE set does not fit in the array");
+}
+
+/// Unit pass of a filter layer (Conv/FC/DWConv: identical numbers since the helper layers have
+/// one input and one output channel) or a local-region layer (§6.3).
+UnitPass unit_pass(const model::Layer& L, const MapGeometry& g, CostModelVariant variant) {
+  UnitPass up;
+  const std::int64_t F = g.fold.h;
+  const std::int64_t P = g.dim_flpeset.size();
+  const double eh_acc = static_cast<double>(L.sofm.h) / static_cast<double>(g.fold.w);
+  const std::int64_t eh_buf = ceil_div(L.sofm.h, g.fold.w);
+  const std::int64_t ew = L.sofm.w;
+  const bool filter = L.has_filter();
+  const PhyDim2 win = filter ? L.sfil : L.sreg;
+  const double acc_hifm = static_cast<double>(win.h) + (eh_acc - 1) * static_cast<double>(L.strd.h);
+  const std::int64_t wifm = win.w + (ew - 1) * L.strd.w;
+  const std::int64_t buf_hifm = win.h + (eh_buf - 1) * L.strd.h;
+  const double ofm_acc = eh_acc * static_cast<double>(ew);
+  const double ifm_acc = acc_hifm * static_cast<double>(wifm);
+  auto& A = up.access;
+  if (filter) {
+    up.ops = ofm_acc * static_cast<double>(win.h * win.w);
+    up.time = F * g.ops_lpe;
+    const double fil = static_cast<double>(win.h * win.w);
+    A[MemLevel::Dram] = {{fil, ifm_acc, ofm_acc}};
+    A[MemLevel::Gbuf] = {{fil, ifm_acc * static_cast<double>(F), ofm_acc * static_cast<double>(F)}};
+    A[MemLevel::Itcn] = {{static_cast<double>(win.w * P * F), static_cast<double>(wifm * P * F),
+                          static_cast<double>(ew * P * F)}};
+    A[MemLevel::Regf] = {{up.ops, up.ops, up.ops}};
+    up.sz_gbuf = {{fil, static_cast<double>(buf_hifm * wifm), static_cast<double>(eh_buf * ew)}};
+    up.sz_regf = {{static_cast<double>(win.w), static_cast<double>(win.w), 1.0}};
+  } else {
+    up.ops = ofm_acc * static_cast<double>(L.nreg * win.h * win.w);
+    up.time = F * g.ops_lpe;
+    A[MemLevel::Dram] = {{0.0, ifm_acc, ofm_acc}};
+    A[MemLevel::Gbuf] = {{0.0, ifm_acc, ofm_acc * static_cast<double>(F)}};
+    A[MemLevel::Itcn] = {{0.0, static_cast<double>(wifm * P), static_cast<double>(ew * P * F)}};
+    A[MemLevel::Regf] = {{0.0, up.ops, up.ops}};
+    up.sz_gbuf = {{0.0, static_cast<double>(buf_hifm * wifm), static_cast<double>(eh_buf * ew)}};
+    // The fork keeps a whole nreg-deep window per PE (§12.3).
+    const std::int64_t regf_ifm =
+        variant == CostModelVariant::Kapla ? win.w * L.nreg : win.w;
+    up.sz_regf = {{0.0, static_cast<double>(regf_ifm), 1.0}};
+  }
+  if (variant == CostModelVariant::Kapla) {
+    // Sliding-window REGF copies are refetched across unrelated loops (§12.2).
+    up.regf_reusable[kIfm] = (win.w == buf_hifm);
+    up.regf_reusable[kOfm] = (ew == 1);
+    up.regf_reusable[kFil] = (g.fold.h == 1);
+  }
+  return up;
+}
+
+std::vector<ReplChoice> gen_repl(const model::Layer& L, std::int64_t batch, const MapGeometry& g) {
+  std::vector<ReplChoice> out;
+  const bool conv = L.has_filter() && !L.is_depthwise();
+  if (conv) {
+    const std::int64_t C = L.nifm, M = L.nofm;
+    double min_cnt = std::numeric_limits<double>::infinity();
+    for (std::int64_t a : divisors(g.repl.h)) {
+      const std::int64_t b = g.repl.h / a;
+      const std::int64_t ifms = std::min(a, C);
+      const std::int64_t ofms = std::min(b * g.repl.w, M);
+      ReplChoice rc;
+      rc.rsz = ifms * ofms;
+      rc.lcnt = {{ceil_div(C, ifms), ceil_div(M, ofms), batch * g.fold.w}};
+      const double cnt = static_cast<double>(rc.lcnt[LoopDim::Ifm] * rc.lcnt[LoopDim::Ofm] *
+                                             rc.lcnt[LoopDim::Bat]);
+      // Running minimum: a choice is kept if no earlier one had fewer loops (§11.5).
+      if (cnt < min_cnt) min_cnt = cnt;
+      else if (cnt > min_cnt) continue;
+      rc.locc[LoopDim::Ifm] = static_cast<double>(C) / static_cast<double>(ifms) /
+                              static_cast<double>(rc.lcnt[LoopDim::Ifm]);
+      rc.locc[LoopDim::Ofm] = static_cast<double>(M) / static_cast<double>(ofms) /
+                              static_cast<double>(rc.lcnt[LoopDim::Ofm]);
+      rc.rcnt = {{ifms * ofms, ifms, ofms}};
+      out.push_back(rc);
+    }
+  } else {
+    // Local-region and depthwise: replication only over channels.
+    const std::int64_t K = L.nofm;
+    const std::int64_t ofms = std::min(g.repl.size(), K);
+    ReplChoice rc;
+    rc.rsz = ofms;
+    rc.lcnt = {{1, ceil_div(K, ofms), batch * g.fold.w}};
+    rc.locc[LoopDim::Ofm] = static_cast<double>(K) / static_cast<double>(ofms) /
+                            static_cast<double>(rc.lcnt[LoopDim::Ofm]);
+    rc.rcnt = {{L.is_depthwise() ? ofms : 0, ofms, ofms}};
+    out.push_back(rc);
+  }
+  return out;
+}
+
+}  // namespace
+
+MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupancy,
+                      PhyDim2 dim_array, CostModelVariant variant) {
+  KAPLA_ASSERT(!L.is_back(), "MapEyeriss: back-propagation kinds must be mapped as their "
+                             "forward per-node layer (part_layer)");
+  KAPLA_ASSERT(occupancy > 0 && occupancy <= 1, "MapEyeriss: occupancy must be in (0, 1]");
+  MapResult res;
+  MapGeometry& g = res.geometry;
+  if (L.has_filter()) {
+    g.ops_lpe = L.sfil.w * L.sofm.w;
+    g.dim_lpeset = {L.sfil.h, L.sofm.h};
+  } else {
+    KAPLA_ASSERT(L.is_local_region(), "MapEyeriss: unknown layer kind");
+    g.ops_lpe = L.nreg * L.sreg.w * L.sofm.w;
+    g.dim_lpeset = {L.sreg.h, L.sofm.h};
+  }
+  repl_fold(g, dim_array);
+  g.util = 1. * static_cast<double>(g.dim_lpeset.size() * g.repl.size()) /
+           static_cast<double>(dim_array.size() * g.fold.size());
+
+  const UnitPass up = unit_pass(L, g, variant);
+  const auto dl = mapping::data_loops(L);
+  const DataCategory rw =
+      variant == CostModelVariant::Kapla ? L.rw_data : DataCategory::Ofm;
+  for (const auto& rc : gen_repl(L, batch, g))
+    res.nlds.push_back(detail::build_nld(up, rc, occupancy, dl, rw, false));
+  return res;
+}
+
+MapResult map_layer(ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
+                    double occupancy, PhyDim2 dim_array, CostModelVariant variant) {
+  if (mapping == ArrayMapping::Systolic) {
+    KAPLA_ASSERT(variant == CostModelVariant::Kapla,
+                 "the systolic mapping exists only in the KAPLA fork");
+    return map_systolic(p_layer, batch, occupancy, dim_array);
+  }
+  return map_eyeriss(p_layer, batch, occupancy, dim_array, variant);
+}
+
+}  // namespace kapla::cost

@@ -1,0 +1,190 @@
+// Invariants of the map strategies and the loop-blocking evaluation on random schemes:
+// factors multiply to the loop counts, valid schemes fit the buffers, cost parts add up, ops
+// equal the layer's MACs; plus CPython set order for the buffer-sharing candidates.
+// Spec: nn_dataflow-spec.md §6, §7.2-7.5, §8.9.3, §9.2.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "cost/layer_cost.hpp"
+#include "cost/loop_blocking.hpp"
+#include "cost/loop_blocking_detail.hpp"
+#include "cost/loop_blocking_search.hpp"
+#include "cost/map_strategy.hpp"
+#include "mapping/node_region.hpp"
+
+namespace kapla::cost {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+mapping::Resource make_resource(PhyDim2 nodes, std::int64_t gbuf, std::int64_t regf) {
+  mapping::Resource r;
+  r.proc_region = mapping::NodeRegion::rectangle(nodes, {0, 0}, mapping::RegionType::Proc);
+  r.dram_region = mapping::NodeRegion::rectangle({2, 2}, {0, 0}, mapping::RegionType::Dram,
+                                                 nodes - PhyDim2{1, 1});
+  r.src_data_region = r.dram_region;
+  r.dst_data_region = r.dram_region;
+  r.dim_array = {16, 16};
+  r.size_gbuf = gbuf;
+  r.size_regf = regf;
+  r.array_bus_width = 8;
+  r.dram_bandwidth = 16;
+  return r;
+}
+
+std::vector<model::Layer> sample_layers() {
+  return {model::make_conv(96, 256, {27, 27}, {5, 5}),
+          model::make_conv(3, 48, {55, 55}, {11, 11}, {4, 4}),
+          model::make_fc(250, 10),
+          model::make_local_region(96, {27, 27}, 1, {3, 3}, 1, {2, 2}),
+          model::make_local_region(16, {28, 28}, 3, {1, 1}),
+          model::make_dwconv(32, {56, 56}, {3, 3})};
+}
+
+/// A random scheme: random factorisation per loop, random order pair.
+LoopBlocking random_blocking(const NestedLoopDesc& nld, std::mt19937_64& rng) {
+  LoopBlocking b;
+  for (auto l : all_values<LoopDim>()) {
+    const auto fs = factorize3(nld.loopcnt[l]);
+    const auto& f = fs[std::uniform_int_distribution<std::size_t>(0, fs.size() - 1)(rng)];
+    for (std::size_t k = 0; k < 3; ++k) b.bl_ts[k][l] = f[k];
+  }
+  static constexpr int kPerm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                      {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (auto& o : b.bl_ords) {
+    const auto& p = kPerm[std::uniform_int_distribution<int>(0, 5)(rng)];
+    o = {{p[0], p[1], p[2]}};
+  }
+  return b;
+}
+
+TEST(MapStrategy, OpsAndDramTotalsMatchTheLayer) {
+  for (const auto& layer : sample_layers()) {
+    for (auto variant : {model::CostModelVariant::Kapla, model::CostModelVariant::Tangram}) {
+      const auto mr = map_eyeriss(layer, 4, 1.0, {16, 16}, variant);
+      ASSERT_FALSE(mr.nlds.empty()) << model::describe(layer);
+      for (const auto& nld : mr.nlds) {
+        const double ops = static_cast<double>(layer.total_ops(4));
+        EXPECT_NEAR(nld.total_ops(), ops, 1e-9 * ops) << model::describe(layer);
+        const double ofm = static_cast<double>(layer.total_ofmap_size(4));
+        EXPECT_NEAR(nld.total_access_at_of(MemLevel::Dram, DataCategory::Ofm), ofm, 1e-6 * ofm);
+        const double fil = layer.has_filter() ? static_cast<double>(layer.total_filter_size()) : 0.0;
+        EXPECT_NEAR(nld.total_access_at_of(MemLevel::Dram, DataCategory::Fil), fil, 1e-6 * fil + 1e-9);
+      }
+    }
+  }
+}
+
+TEST(MapStrategy, AlexNetConv1MatchesSpecExample) {
+  // nn_dataflow-spec.md §6.4 example: Conv(3,48,55,11,4), N=16, 16x16.
+  const auto mr = map_eyeriss(model::make_conv(3, 48, {55, 55}, {11, 11}, {4, 4}), 16, 1.0,
+                              {16, 16}, model::CostModelVariant::Tangram);
+  EXPECT_EQ(mr.geometry.fold, (PhyDim2{1, 4}));
+  EXPECT_EQ(mr.geometry.dim_flpeset, (PhyDim2{11, 14}));
+  ASSERT_EQ(mr.nlds.size(), 1u);
+  const auto& n = mr.nlds[0];
+  EXPECT_EQ(n.loopcnt, (PerLoopDim<std::int64_t>{{3, 48, 64}}));
+  EXPECT_EQ(n.usize_gbuf, (PerDataCategory<double>{{121, 14301, 770}}));
+  EXPECT_EQ(n.unit_access[MemLevel::Dram], (PerDataCategory<double>{{121, 14074, 756.25}}));
+  EXPECT_EQ(n.unit_access[MemLevel::Itcn], (PerDataCategory<double>{{1694, 34958, 8470}}));
+  EXPECT_EQ(n.unit_ops, 91506.25);
+  EXPECT_EQ(n.unit_time, 605);
+}
+
+TEST(MapStrategy, FcReplicationYieldsEveryRunningMinimum) {
+  // §6.4: FC C=250, M=10 on 16x16 gives five NLDs.
+  const auto mr = map_eyeriss(model::make_fc(250, 10), 4, 1.0, {16, 16},
+                              model::CostModelVariant::Tangram);
+  ASSERT_EQ(mr.nlds.size(), 5u);
+  EXPECT_EQ(mr.nlds[4].loopcnt, (PerLoopDim<std::int64_t>{{16, 1, 4}}));
+}
+
+TEST(LoopBlocking, RandomSchemeInvariants) {
+  std::mt19937_64 rng(20261122);
+  int valid = 0;
+  for (const auto& layer : sample_layers()) {
+    for (auto nodes : {PhyDim2{1, 1}, PhyDim2{2, 2}}) {
+      for (bool sharing : {false, true}) {
+        model::SearchOptions opt;
+        opt.sw_gbuf_bypass = {{true, true, true}};
+        opt.hw_gbuf_sharing = sharing;
+        const auto res = make_resource(nodes, 16384, 64);
+        const model::UnitCosts costs;
+        mapping::BufShrScheme bufshr;
+        if (nodes.size() > 1) {
+          // Sharing groups along BAT for FIL and OFM for IFM (as OFMP / OUTP partitions give).
+          bufshr = mapping::BufShrScheme({{PhyDim2{1, 2}, PhyDim2{2, 1}, PhyDim2{1, 1}}},
+                                         {{mapping::Dist2{kInf, 1}, mapping::Dist2{1, kInf},
+                                           mapping::Dist2{kInf, kInf}}});
+        }
+        const auto mr = map_eyeriss(layer, 4, 1.0, res.dim_array, model::CostModelVariant::Kapla);
+        for (const auto& nld : mr.nlds) {
+          for (int i = 0; i < 200; ++i) {
+            const auto b = random_blocking(nld, rng);
+            const auto ev = evaluate_loop_blocking(nld, b, res, bufshr, opt, costs);
+            for (auto l : all_values<LoopDim>())
+              EXPECT_EQ(b.bl_ts[0][l] * b.bl_ts[1][l] * b.bl_ts[2][l], nld.loopcnt[l]);
+            if (!ev.valid()) {
+              EXPECT_TRUE(std::isinf(ev.access_cost));
+              continue;
+            }
+            ++valid;
+            double regf = 0, gbuf = 0;
+            for (auto d : all_values<DataCategory>()) {
+              regf += ev.size[1][d];
+              gbuf += ev.size[0][d];
+            }
+            EXPECT_LE(regf, static_cast<double>(res.size_regf));
+            EXPECT_LE(gbuf, static_cast<double>(res.size_gbuf));
+            const double ops = static_cast<double>(layer.total_ops(4)) * nodes.size();
+            EXPECT_NEAR(ev.ops, ops, 1e-9 * ops);
+            const auto lc = layer_cost(ev, {{1.0, 2.0, 3.0}}, costs);
+            EXPECT_DOUBLE_EQ(lc.cost, lc.cost_op + lc.cost_access + lc.cost_noc + lc.cost_static);
+            EXPECT_NEAR(lc.cost_access,
+                        lc.cost_dram + lc.cost_sram + lc.cost_itcn + lc.cost_regf, 1e-9 * lc.cost);
+            EXPECT_NEAR(lc.cost_noc, lc.cost_node_nhops + lc.cost_mem_nhops, 1e-9 * lc.cost + 1e-9);
+            EXPECT_GE(ev.time(), static_cast<double>(ev.proc_time));
+            for (auto d : all_values<DataCategory>()) {
+              EXPECT_GE(ev.fetch[1][d], ev.fetch[0][d]) << "REGF-level fetches include DRAM ones";
+              EXPECT_GE(ev.bufshr.subgrp_size[d], 1);
+              EXPECT_EQ(ev.bufshr.grp_size[d] % ev.bufshr.subgrp_size[d], 0);
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(valid, 100);
+}
+
+TEST(LoopBlocking, PythonSetOrderOfSubgroupCandidates) {
+  // Expected orders printed by CPython 3.11 (list(set(c))).
+  auto check = [](std::vector<std::array<std::int64_t, 3>> in,
+                  std::vector<std::array<std::int64_t, 3>> want) {
+    std::int64_t t[6][3];
+    for (std::size_t i = 0; i < in.size(); ++i)
+      for (std::size_t k = 0; k < 3; ++k) t[i][k] = in[i][k];
+    int order[6];
+    detail::py_set_order(t, static_cast<int>(in.size()), order);
+    for (std::size_t i = 0; i < in.size(); ++i) EXPECT_EQ(in[static_cast<std::size_t>(order[i])], want[i]) << i;
+  };
+  check({{8, 1, 1}, {4, 1, 1}, {2, 1, 1}, {1, 1, 1}, {8, 2, 1}, {1, 1, 8}},
+        {{2, 1, 1}, {8, 2, 1}, {4, 1, 1}, {8, 1, 1}, {1, 1, 8}, {1, 1, 1}});
+  check({{8, 1, 1}, {4, 1, 1}, {2, 1, 1}}, {{2, 1, 1}, {4, 1, 1}, {8, 1, 1}});
+  check({{16, 4, 1}, {16, 2, 1}, {8, 4, 1}, {4, 4, 2}, {16, 1, 1}},
+        {{16, 1, 1}, {4, 4, 2}, {8, 4, 1}, {16, 4, 1}, {16, 2, 1}});
+  check({{1, 2, 4}, {2, 1, 4}, {4, 2, 1}, {1, 4, 2}}, {{4, 2, 1}, {1, 2, 4}, {2, 1, 4}, {1, 4, 2}});
+}
+
+TEST(LoopBlocking, PythonFloorDivision) {
+  EXPECT_EQ(detail::py_idivc(7.0, 2), 4.0);
+  EXPECT_EQ(detail::py_idivc(8.0, 2), 4.0);
+  EXPECT_EQ(detail::py_idivc(2.5, 1), 2.0);
+  EXPECT_EQ(detail::py_idivc(0.5, 1), 0.0);
+  EXPECT_EQ(detail::py_idivc(2.5, 2), 1.0);  // (2.5 + 2 - 1) // 2 = 3.5 // 2
+}
+
+}  // namespace
+}  // namespace kapla::cost

@@ -1,0 +1,474 @@
+"""Load kapla sweep results (HDF5, schema version 1) into pandas DataFrames.
+
+    import kapla_results as kr
+    res = kr.load(["results/quick.h5"])        # files and/or directories
+    res.tuples, res.layers, res.segments, res.curves, res.resolved, res.expected
+
+A results file is refused with a one-line `ResultsError("FILE: reason")` when it is not HDF5,
+not a kapla results file (no `kapla_schema` root attribute), of another schema version,
+truncated or damaged (the 512-byte user block holds the size and FNV-1a-64 checksum of the rest
+of the file, as written by src/io/hdf5_sink.cpp), or misses a table or column. The checks mirror
+src/io/hdf5_reader.cpp; table and column names come from src/io/result_schema.hpp.
+
+Command line (a quick look at a file):  /usr/bin/python3 scripts/kapla_results.py FILE|DIR ...
+Exit code 1 (message on stderr) on any refused input.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from typing import Dict, Iterable, List, Optional, Sequence
+
+import h5py
+import numpy as np
+import pandas as pd
+
+SCHEMA_VERSION = 1
+ATTR_SCHEMA = "kapla_schema"
+ATTR_JOB_NAME = "job_name"
+ATTR_JOB_FINGERPRINT = "job_fingerprint"
+ATTR_JOB_FILE = "job_file"
+ATTR_WRITER_VERSION = "kapla_version"
+
+USER_BLOCK_BYTES = 512
+USER_BLOCK_MAGIC = b"KAPLA-RESULTS\n"
+
+ENERGY_PARTS = ["op", "noc", "static", "dram", "gbuf", "itcn", "regf"]  # kEnergyPartNames
+ENERGY_COLUMNS = ["energy_" + p for p in ENERGY_PARTS]
+
+# The columns each table must have (a subset check: a newer writer may add columns only by
+# changing the schema version, but extra columns are harmless to this reader).
+TABLES: Dict[str, List[str]] = {
+    "tuples": ["key", "network", "hardware", "strategy", "strategy_params", "batch", "seed",
+               "search_seed", "status", "message", "total_cost", "energy"] + ENERGY_COLUMNS +
+              ["time", "edp", "search_seconds", "cpu_seconds", "threads", "evaluated", "valid",
+               "pruned", "kapla_version", "git_hash", "compiler", "mpi_version", "hdf5_version",
+               "host", "rank", "slurm_job_id", "slurm_array_job_id", "slurm_array_task_id",
+               "command_line", "start_time", "end_time"],
+    "layers": ["key", "layer_index", "layer", "segment", "energy"] + ENERGY_COLUMNS +
+              ["time", "partition", "blocking", "orders", "directives"],
+    "segments": ["key", "segment", "layers", "energy", "time"],
+    "curves": ["key", "point", "evaluated", "seconds", "best_cost"],
+    "resolved": ["key", "name", "value"],
+}
+
+STATUSES = ["ok", "no_solution", "timeout", "failed", "interrupted"]
+
+# Strategy names (src/search/strategy.hpp) and the paper's letters.
+STRATEGY_LETTERS = {"exhaustive": "B", "directive-exhaustive": "S", "random": "R",
+                    "guided": "M", "kapla": "K"}
+LETTER_STRATEGIES = {v: k for k, v in STRATEGY_LETTERS.items()}
+STRATEGY_ORDER = ["B", "S", "R", "M", "K"]
+
+
+class ResultsError(Exception):
+    """A refused input; str() is one line naming the file and the reason."""
+
+
+# --------------------------------------------------------------------------------------------
+# Integrity
+
+
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+_MASK = 0xFFFFFFFFFFFFFFFF
+
+
+def fnv1a64(data: bytes, h: int = _FNV_OFFSET) -> int:
+    """64-bit FNV-1a (sweep::fnv1a), continuing from `h`."""
+    for b in data:
+        h = ((h ^ b) * _FNV_PRIME) & _MASK
+    return h
+
+
+def _fnv1a64_file(f, chunk: int = 1 << 20) -> (int, int):
+    # Vectorised over 8 interleaved lanes is not possible (FNV is sequential); numpy only
+    # helps with the byte conversion. ~10 MB/s in CPython, enough for results files.
+    h = _FNV_OFFSET
+    n = 0
+    while True:
+        buf = f.read(chunk)
+        if not buf:
+            return h, n
+        n += len(buf)
+        for b in buf:
+            h = ((h ^ b) * _FNV_PRIME) & _MASK
+
+
+def _is_schema_file(path: str) -> Optional[bool]:
+    """True/False: the file opens as HDF5 and has/lacks the schema attribute; None: no HDF5."""
+    try:
+        with h5py.File(path, "r") as f:
+            return ATTR_SCHEMA in f.attrs
+    except Exception:  # noqa: BLE001 - any h5py failure means "cannot be opened"
+        return None
+
+
+def verify_file(path: str, checksum: bool = True) -> None:
+    """Raises ResultsError unless `path` is an intact kapla results file of this schema.
+
+    `checksum=False` skips the (slow in Python) FNV-1a pass but still checks the size.
+    """
+    name = str(path)
+    if not os.path.exists(name):
+        raise ResultsError(f"{name}: no such file")
+    if os.path.isdir(name):
+        raise ResultsError(f"{name}: is a directory, not a results file")
+    try:
+        with open(name, "rb") as f:
+            block = f.read(USER_BLOCK_BYTES)
+    except OSError as e:
+        raise ResultsError(f"{name}: cannot be read ({e.strerror})") from None
+    if not block.startswith(USER_BLOCK_MAGIC):
+        if not h5py.is_hdf5(name):
+            raise ResultsError(f"{name}: not an HDF5 file (or its header is corrupt); "
+                               "refusing to use it")
+        has_schema = _is_schema_file(name)
+        if has_schema is None:
+            raise ResultsError(f"{name}: cannot be opened as HDF5 (truncated or corrupt); "
+                               "refusing to use it")
+        if not has_schema:
+            raise ResultsError(f"{name}: not a kapla results file (no '{ATTR_SCHEMA}' "
+                               "attribute)")
+        raise ResultsError(f"{name}: corrupt: its checksum block is missing; refusing to use it")
+    size = None
+    hash_text = None
+    for line in block[len(USER_BLOCK_MAGIC):].split(b"\0", 1)[0].decode("ascii", "replace") \
+            .splitlines():
+        if line.startswith("size="):
+            try:
+                size = int(line[5:])
+            except ValueError:
+                size = None
+        elif line.startswith("fnv1a64="):
+            hash_text = line[8:24]
+    if size is None or hash_text is None:
+        raise ResultsError(f"{name}: corrupt: unreadable checksum block; refusing to use it")
+    actual = os.path.getsize(name) - USER_BLOCK_BYTES
+    if actual != size:
+        raise ResultsError(f"{name}: corrupt: {actual + USER_BLOCK_BYTES} bytes where "
+                           f"{size + USER_BLOCK_BYTES} were written (truncated?); "
+                           "refusing to use it")
+    if checksum:
+        with open(name, "rb") as f:
+            f.seek(USER_BLOCK_BYTES)
+            h, _ = _fnv1a64_file(f)
+        if f"{h:016x}" != hash_text:
+            raise ResultsError(f"{name}: corrupt: checksum mismatch (the file was damaged after "
+                               "it was written); refusing to use it")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading one file
+
+
+@dataclasses.dataclass
+class FileInfo:
+    path: str
+    schema: int
+    job_name: str
+    job_fingerprint: str
+    job_file: str
+    kapla_version: str
+
+
+def _text(v) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8")
+    if isinstance(v, np.ndarray) and v.shape == ():
+        return _text(v[()])
+    return str(v)
+
+
+def _read_table(f: h5py.File, name: str, table: str) -> pd.DataFrame:
+    if table not in f:
+        raise ResultsError(f"{name}: corrupt or incomplete results (no table '{table}')")
+    ds = f[table]
+    if not isinstance(ds, h5py.Dataset) or ds.dtype.names is None:
+        raise ResultsError(f"{name}: table '{table}': not a table")
+    if len(ds.shape) != 1:
+        raise ResultsError(f"{name}: table '{table}': not 1-D")
+    missing = [c for c in TABLES[table] if c not in ds.dtype.names]
+    if missing:
+        raise ResultsError(f"{name}: table '{table}': no column '{missing[0]}' (written by "
+                           f"another {ATTR_SCHEMA} version?)")
+    try:
+        data = ds[()] if ds.shape[0] > 0 else None
+    except Exception as e:  # noqa: BLE001
+        raise ResultsError(f"{name}: table '{table}': cannot read the table (corrupt file?): "
+                           f"{e}") from None
+    cols = {}
+    for c in ds.dtype.names:
+        kind = ds.dtype.fields[c][0]
+        is_str = h5py.check_string_dtype(kind) is not None or kind.kind in "OSU"
+        if data is None:
+            cols[c] = pd.Series([], dtype=object if is_str else kind)
+        elif is_str:
+            cols[c] = [_text(v) for v in data[c]]
+        else:
+            cols[c] = data[c]
+    return pd.DataFrame(cols)
+
+
+def read_file(path: str, checksum: bool = True):
+    """(FileInfo, {table: DataFrame}) of one results file; ResultsError if refused."""
+    name = str(path)
+    verify_file(name, checksum=checksum)
+    try:
+        f = h5py.File(name, "r")
+    except Exception:  # noqa: BLE001
+        raise ResultsError(f"{name}: cannot be opened as HDF5 (truncated or corrupt); "
+                           "refusing to use it") from None
+    with f:
+        if ATTR_SCHEMA not in f.attrs:
+            raise ResultsError(f"{name}: not a kapla results file (no '{ATTR_SCHEMA}' "
+                               "attribute)")
+        try:
+            version = int(np.asarray(f.attrs[ATTR_SCHEMA]).reshape(-1)[0])
+        except Exception:  # noqa: BLE001
+            raise ResultsError(f"{name}: cannot read '{ATTR_SCHEMA}' (corrupt file?)") from None
+        if version != SCHEMA_VERSION:
+            raise ResultsError(f"{name}: {ATTR_SCHEMA} version {version}; this script reads "
+                               f"version {SCHEMA_VERSION}")
+        attrs = {}
+        for a in (ATTR_JOB_NAME, ATTR_JOB_FINGERPRINT, ATTR_JOB_FILE, ATTR_WRITER_VERSION):
+            if a not in f.attrs:
+                raise ResultsError(f"{name}: corrupt or incomplete results (no '{a}' attribute)")
+            attrs[a] = _text(f.attrs[a])
+        tables = {t: _read_table(f, name, t) for t in TABLES}
+    info = FileInfo(name, version, attrs[ATTR_JOB_NAME], attrs[ATTR_JOB_FINGERPRINT],
+                    attrs[ATTR_JOB_FILE], attrs[ATTR_WRITER_VERSION])
+    tuples = tables["tuples"]
+    bad = tuples.loc[~tuples["status"].isin(STATUSES), "status"]
+    if len(bad):
+        raise ResultsError(f"{name}: corrupt results: unknown status '{bad.iloc[0]}'")
+    dup = tuples["key"][tuples["key"].duplicated()]
+    if len(dup):
+        raise ResultsError(f"{name}: corrupt results: tuple '{dup.iloc[0]}' appears twice")
+    known = set(tuples["key"])
+    for t in ("layers", "segments", "curves", "resolved"):
+        unknown = set(tables[t]["key"]) - known
+        if unknown:
+            raise ResultsError(f"{name}: corrupt results: table '{t}' names unknown tuple "
+                               f"'{sorted(unknown)[0]}'")
+    return info, tables
+
+
+# --------------------------------------------------------------------------------------------
+# Many files
+
+
+def find_files(paths: Iterable[str]) -> List[str]:
+    """Results files named by `paths`: files as given; a directory gives its *.h5 files and
+    those of its *.parts/ subdirectories (a sweep in progress), like `kapla results`."""
+    out: List[str] = []
+    for p in paths:
+        p = str(p)
+        if not os.path.isdir(p):
+            out.append(p)
+            continue
+        found = []
+        for root in [p] + sorted(os.path.join(p, d) for d in os.listdir(p)
+                                 if d.endswith(".parts") and os.path.isdir(os.path.join(p, d))):
+            for n in sorted(os.listdir(root)):
+                full = os.path.join(root, n)
+                if n.endswith(".h5") and ".tmp." not in n and os.path.isfile(full):
+                    found.append(full)
+        if not found:
+            raise ResultsError(f"{p}: no results files (*.h5) in this directory")
+        out.extend(sorted(found))
+    return out
+
+
+def expected_tuples(job_text: str) -> Optional[pd.DataFrame]:
+    """The tuples a job file asks for (network, hardware, strategy, strategy_params, batch,
+    seed, key), or None when the text cannot be parsed (merged files have no job text)."""
+    if not job_text:
+        return None
+    try:
+        job = json.loads(job_text)
+        rows = []
+        top_batch = job.get("batch")
+        seeds = job.get("seeds", [1])
+        strategies = []
+        for s in job["strategies"]:
+            if isinstance(s, str):
+                strategies.append((s, ""))
+            else:
+                params = s.get("params") or {}
+                strategies.append((s["name"], json.dumps(params, separators=(",", ":"),
+                                                         sort_keys=True) if params else ""))
+        for net in job["networks"]:
+            for hw in job["hardware"]:
+                if isinstance(hw, str):
+                    hw_name, batch = hw, top_batch
+                else:
+                    hw_name, batch = hw["name"], hw.get("batch", top_batch)
+                batches = batch if isinstance(batch, list) else [batch]
+                for b in batches:
+                    for sname, params in strategies:
+                        for seed in seeds:
+                            rows.append((net, hw_name, sname, params, int(b), int(seed)))
+    except (ValueError, KeyError, TypeError):
+        return None
+    df = pd.DataFrame(rows, columns=["network", "hardware", "strategy", "strategy_params",
+                                     "batch", "seed"])
+    df["key"] = [tuple_key(*r) for r in rows]
+    return df
+
+
+def tuple_key(network, hardware, strategy, strategy_params, batch, seed) -> str:
+    """sweep::Tuple::key()."""
+    k = f"{network}:{hardware}:{strategy}:b{int(batch)}:s{int(seed)}"
+    if strategy_params:
+        k += ":p" + f"{fnv1a64(strategy_params.encode('utf-8')):016x}"[:8]
+    return k
+
+
+def strategy_letter(name: str) -> str:
+    n = str(name)
+    if n.upper() in LETTER_STRATEGIES:
+        return n.upper()
+    return STRATEGY_LETTERS.get(n.lower(), n)
+
+
+def network_mode(network: str) -> str:
+    """'training' for the back-propagation networks (*_bp), else 'inference'."""
+    return "training" if str(network).endswith("_bp") else "inference"
+
+
+_SEARCH_COLUMNS = ["status", "message", "total_cost", "energy"] + ENERGY_COLUMNS + \
+    ["time", "edp", "evaluated", "valid", "pruned"]
+
+
+@dataclasses.dataclass
+class Results:
+    files: List[FileInfo]
+    tuples: pd.DataFrame     # one row per tuple (+ letter, mode, job_name, source, time_limit)
+    layers: pd.DataFrame     # one row per (tuple, layer)
+    segments: pd.DataFrame   # one row per (tuple, segment)
+    curves: pd.DataFrame     # anytime curves (R, M): best cost after `evaluated` schedules
+    resolved: pd.DataFrame   # (key, name, value) long form
+    expected: pd.DataFrame   # every tuple the jobs asked for, with `present` and `status`
+
+    def resolved_wide(self) -> pd.DataFrame:
+        """resolved as one row per key, one column per name."""
+        if self.resolved.empty:
+            return pd.DataFrame(index=pd.Index([], name="key"))
+        return self.resolved.pivot_table(index="key", columns="name", values="value",
+                                         aggfunc="first")
+
+
+def load(paths: Sequence[str], checksum: bool = True) -> Results:
+    """Reads files and/or directories. The same tuple in several files is kept once if the
+    search results agree; ResultsError if they differ (like `kapla merge`)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files = find_files(paths)
+    infos: List[FileInfo] = []
+    parts: Dict[str, List[pd.DataFrame]] = {t: [] for t in TABLES}
+    seen: Dict[str, tuple] = {}
+    expected: List[pd.DataFrame] = []
+    for path in files:
+        info, tables = read_file(path, checksum=checksum)
+        infos.append(info)
+        t = tables["tuples"]
+        keep = []
+        for i, key in enumerate(t["key"]):
+            row = tuple(t[c].iloc[i] for c in _SEARCH_COLUMNS)
+            if key in seen:
+                prev_file, prev = seen[key]
+                if not all((a == b) or (isinstance(a, float) and np.isnan(a) and np.isnan(b))
+                           for a, b in zip(prev, row)):
+                    raise ResultsError(f"{path}: tuple '{key}' differs from {prev_file}; "
+                                       "refusing to combine them")
+                keep.append(False)
+            else:
+                seen[key] = (path, row)
+                keep.append(True)
+        keep = np.array(keep, dtype=bool)
+        t = t[keep].copy()
+        t["job_name"] = info.job_name
+        t["source"] = path
+        limit = np.nan
+        try:
+            limit = float(json.loads(info.job_file).get("tuple_time_limit_seconds", np.nan))
+        except (ValueError, AttributeError, TypeError):
+            pass
+        t["time_limit"] = limit
+        parts["tuples"].append(t)
+        kept = set(t["key"])
+        for name in ("layers", "segments", "curves", "resolved"):
+            df = tables[name]
+            parts[name].append(df[df["key"].isin(kept)])
+        exp = expected_tuples(info.job_file)
+        if exp is not None:
+            exp["job_name"] = info.job_name
+            expected.append(exp)
+
+    def cat(name):
+        dfs = [d for d in parts[name] if len(d)]
+        if not dfs:
+            return parts[name][0].iloc[0:0].copy() if parts[name] else pd.DataFrame()
+        return pd.concat(dfs, ignore_index=True)
+
+    tuples = cat("tuples")
+    for c in ("batch", "seed"):
+        if c in tuples:
+            tuples[c] = tuples[c].astype("int64")
+    tuples["letter"] = [strategy_letter(s) for s in tuples["strategy"]]
+    tuples["mode"] = [network_mode(n) for n in tuples["network"]]
+    tuples = tuples.sort_values("key", kind="stable").reset_index(drop=True)
+    layers = cat("layers").sort_values(["key", "layer_index"], kind="stable") \
+        .reset_index(drop=True)
+    segments = cat("segments").sort_values(["key", "segment"], kind="stable") \
+        .reset_index(drop=True)
+    curves = cat("curves").sort_values(["key", "point"], kind="stable").reset_index(drop=True)
+    resolved = cat("resolved").reset_index(drop=True)
+
+    cols = ["network", "hardware", "strategy", "strategy_params", "batch", "seed", "key"]
+    if expected:
+        exp = pd.concat(expected, ignore_index=True).drop_duplicates("key")
+    else:
+        exp = pd.DataFrame(columns=cols + ["job_name"])
+    # Tuples present but not in any parsable job text are expected too (they ran).
+    extra = tuples.loc[~tuples["key"].isin(exp["key"]), cols + ["job_name"]]
+    exp = pd.concat([exp, extra], ignore_index=True)
+    status = dict(zip(tuples["key"], tuples["status"]))
+    exp["present"] = exp["key"].isin(status.keys())
+    exp["status"] = [status.get(k, "not_run") for k in exp["key"]]
+    exp["letter"] = [strategy_letter(s) for s in exp["strategy"]]
+    exp["mode"] = [network_mode(n) for n in exp["network"]]
+    exp["batch"] = exp["batch"].astype("int64")
+    exp["seed"] = exp["seed"].astype("int64")
+    exp = exp.reset_index(drop=True)  # job order: networks, then hardware, strategies, seeds
+    return Results(infos, tuples, layers, segments, curves, resolved, exp)
+
+
+def main(argv: Sequence[str]) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description="Summarise kapla results files.")
+    ap.add_argument("paths", nargs="+", help="results files (.h5) or directories")
+    ap.add_argument("--no-checksum", action="store_true",
+                    help="skip the FNV-1a checksum pass (the size is still checked)")
+    args = ap.parse_args(argv)
+    try:
+        res = load(args.paths, checksum=not args.no_checksum)
+    except ResultsError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    for info in res.files:
+        print(f"{info.path}: job '{info.job_name}' schema {info.schema} "
+              f"(kapla {info.kapla_version})")
+    t = res.tuples
+    print(f"{len(t)} tuples, {len(res.layers)} layer rows, {len(res.segments)} segments, "
+          f"{len(res.curves)} curve points; {int((~res.expected['present']).sum())} not run")
+    with pd.option_context("display.width", 200, "display.max_rows", 200):
+        print(t[["key", "status", "energy", "time", "search_seconds"]].to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,346 @@
+#!/usr/bin/python3
+"""Integration tests of scripts/kapla_results.py and scripts/report.py on results written by
+the built kapla binary in a temporary directory.
+
+    /usr/bin/python3 tests/scripts/test_report.py --kapla build/src/kapla [unittest args]
+
+(ctest passes --kapla $<TARGET_FILE:kapla>; KAPLA_BIN works too.) Every expected number is
+recomputed here from the raw HDF5 tables with h5py, independently of the loader.
+"""
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
+sys.path.insert(0, SCRIPTS)
+
+import kapla_plots as kp  # noqa: E402
+import kapla_results as kr  # noqa: E402
+import kapla_tables as kt  # noqa: E402
+
+PYTHON = "/usr/bin/python3"
+KAPLA = os.environ.get("KAPLA_BIN", "")
+STRATEGIES = ["exhaustive", "directive-exhaustive", "random", "guided", "kapla"]
+LETTERS = ["B", "S", "R", "M", "K"]
+
+
+def job(name, networks, hardware, strategies, limit=600):
+    return {"name": name, "networks": networks,
+            "hardware": [{"name": h, "batch": b} for h, b in hardware],
+            "strategies": strategies, "seeds": [1], "options": {"opt_goal": "e"},
+            "tuple_time_limit_seconds": limit, "output": name + ".h5"}
+
+
+def raw_tuples(path):
+    """{key: {column: value}} straight from the HDF5 tuples table."""
+    with h5py.File(path, "r") as f:
+        data = f["tuples"][()]
+        names = data.dtype.names
+        out = {}
+        for row in data:
+            rec = {n: (row[n].decode() if isinstance(row[n], bytes) else row[n]) for n in names}
+            out[rec["key"]] = rec
+        return out
+
+
+def raw_resolved(path):
+    with h5py.File(path, "r") as f:
+        out = {}
+        for row in f["resolved"][()]:
+            out.setdefault(row["key"].decode(), {})[row["name"].decode()] = row["value"].decode()
+        return out
+
+
+def cell_text(table, row_name, column):
+    j = table.columns.index(column)
+    for r in table.rows:
+        if r[0].text == row_name:
+            return r[j]
+    raise KeyError(row_name)
+
+
+class ReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not KAPLA or not os.access(KAPLA, os.X_OK):
+            raise unittest.SkipTest("no kapla binary (pass --kapla PATH or set KAPLA_BIN)")
+        cls.tmp = tempfile.mkdtemp(prefix="kapla_report_test_")
+        cls.results = os.path.join(cls.tmp, "results")
+        os.makedirs(cls.results)
+
+        def sweep(spec, wait=True):
+            jf = os.path.join(cls.tmp, spec["name"] + ".json")
+            with open(jf, "w") as f:
+                json.dump(spec, f)
+            out = os.path.join(cls.results, spec["name"] + ".h5")
+            cmd = [KAPLA, "sweep", jf, "--out", out, "--threads", "1", "--quiet"]
+            if wait:
+                subprocess.run(cmd, check=True, timeout=300)
+                return out
+            return out, subprocess.Popen(cmd)
+
+        # Two networks x two hardware x every strategy, inference, batch 1.
+        cls.main = sweep(job("main", ["mlp_s", "mlp_m"], [("edge", 1), ("cloud4x4", 1)],
+                             STRATEGIES))
+        # A time limit nobody can meet: every tuple times out (batch 2 keeps keys apart).
+        cls.timeout = sweep(job("late", ["mlp_s"], [("edge", 2)], ["exhaustive", "kapla"],
+                                limit=1e-9))
+        # A sweep stopped (SIGTERM) during its first, longest tuple: mlp_s_bp is never run.
+        out, proc = sweep(job("stopped", ["googlenet_bp", "mlp_l_bp"], [("cloud", 64)],
+                              ["exhaustive"]), wait=False)
+        time.sleep(0.5)  # the handler is installed at once; googlenet_bp takes seconds
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=300)
+        cls.stopped = out
+
+    @classmethod
+    def tearDownClass(cls):
+        if hasattr(cls, "tmp"):
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    # -- loader ------------------------------------------------------------------------------
+
+    def test_loader_matches_raw_hdf5(self):
+        res = kr.load([self.main])
+        raw = raw_tuples(self.main)
+        self.assertEqual(sorted(res.tuples["key"]), sorted(raw))
+        self.assertEqual(len(raw), 2 * 2 * 5)
+        for _, row in res.tuples.iterrows():
+            r = raw[row["key"]]
+            for c in ["energy", "total_cost", "time", "search_seconds"] + kr.ENERGY_COLUMNS:
+                self.assertEqual(row[c], r[c], (row["key"], c))
+            self.assertEqual(row["letter"], dict(zip(STRATEGIES, LETTERS))[r["strategy"]])
+        with h5py.File(self.main, "r") as f:
+            self.assertEqual(len(res.layers), f["layers"].shape[0])
+            self.assertEqual(len(res.segments), f["segments"].shape[0])
+            self.assertEqual(len(res.resolved), f["resolved"].shape[0])
+            self.assertEqual(int(f.attrs["kapla_schema"]), kr.SCHEMA_VERSION)
+        self.assertTrue(res.expected["present"].all())
+
+    def test_directory_and_not_run(self):
+        res = kr.load([self.results])
+        self.assertEqual(len(res.files), 3)
+        exp = res.expected.set_index("key")
+        self.assertEqual(exp.at["mlp_l_bp:cloud:exhaustive:b64:s1", "status"], "not_run")
+        self.assertEqual(exp.at["mlp_s:edge:exhaustive:b2:s1", "status"], "timeout")
+
+    # -- tables ------------------------------------------------------------------------------
+
+    def test_time_table_values(self):
+        res = kr.load([self.main])
+        raw = raw_tuples(self.main)
+        tables = {t.name: t for t in kt.time_tables(res)}
+        self.assertEqual(sorted(tables), ["time_inference_cloud4x4_b1", "time_inference_edge_b1"])
+        for hw in ("edge", "cloud4x4"):
+            t = tables[f"time_inference_{hw}_b1"]
+            self.assertEqual(t.columns, ["Network"] + LETTERS + ["K vs " + l for l in LETTERS[:4]])
+            self.assertEqual([r[0].text for r in t.rows], ["mlp_s", "mlp_m", "Geometric mean"])
+            logs = {l: [] for l in LETTERS[:4]}
+            for net in ("mlp_s", "mlp_m"):
+                secs = {l: raw[f"{net}:{hw}:{s}:b1:s1"]["search_seconds"]
+                        for s, l in zip(STRATEGIES, LETTERS)}
+                for l in LETTERS:
+                    self.assertEqual(cell_text(t, net, l).value, secs[l])
+                for l in LETTERS[:4]:
+                    sp = secs[l] / secs["K"]
+                    logs[l].append(np.log(sp))
+                    self.assertAlmostEqual(cell_text(t, net, "K vs " + l).value, sp, places=12)
+            for l in LETTERS[:4]:
+                self.assertAlmostEqual(cell_text(t, "Geometric mean", "K vs " + l).value,
+                                       float(np.exp(np.mean(logs[l]))), places=12)
+
+    def test_quality_table_values(self):
+        res = kr.load([self.main])
+        raw = raw_tuples(self.main)
+        tables = {t.name: t for t in kt.quality_tables(res)}
+        self.assertEqual(sorted(tables), ["quality_cloud4x4_b1", "quality_edge_b1"])
+        for hw in ("edge", "cloud4x4"):
+            t = tables[f"quality_{hw}_b1"]
+            self.assertEqual([r[0].text for r in t.rows], ["mlp_s", "mlp_m", "Average (inference)"])
+            ratios = {l: [] for l in LETTERS[1:]}
+            for net in ("mlp_s", "mlp_m"):
+                cost = {l: raw[f"{net}:{hw}:{s}:b1:s1"]["total_cost"]
+                        for s, l in zip(STRATEGIES, LETTERS)}
+                self.assertEqual(cell_text(t, net, "B energy").value, cost["B"])
+                for l in LETTERS[1:]:
+                    ratios[l].append(cost[l] / cost["B"])
+                    self.assertAlmostEqual(cell_text(t, net, f"{l} / B").value,
+                                           cost[l] / cost["B"], places=12)
+            for l in LETTERS[1:]:
+                self.assertAlmostEqual(cell_text(t, "Average (inference)", f"{l} / B").value,
+                                       float(np.mean(ratios[l])), places=12)
+
+    def test_pruning_table_values(self):
+        res = kr.load([self.main])
+        rv = raw_resolved(self.main)
+        raw = raw_tuples(self.main)
+        with h5py.File(self.main, "r") as f:
+            layer_keys = [k.decode() for k in f["layers"]["key"]]
+        t = {x.name: x for x in kt.pruning_tables(res)}["pruning_inference_edge_b1"]
+        for net in ("mlp_s", "mlp_m"):
+            k = rv[f"{net}:edge:kapla:b1:s1"]
+            b = rv[f"{net}:edge:exhaustive:b1:s1"]
+            before = float(k.get("stats.segments_before_pruning", b["stats.segments"]))
+            after = float(k.get("stats.segments_after_pruning", k["stats.segments"]))
+            self.assertEqual(cell_text(t, net, "Segments before").value, before)
+            self.assertEqual(cell_text(t, net, "Segments after").value, after)
+            self.assertAlmostEqual(t.rows[[r[0].text for r in t.rows].index(net)][4].value,
+                                   100 * (1 - after / before))
+            self.assertEqual(cell_text(t, net, "Layers").value,
+                             layer_keys.count(f"{net}:edge:exhaustive:b1:s1"))
+        self.assertTrue(raw)  # the file was read by h5py
+
+    def test_missing_cells_are_marked(self):
+        res = kr.load([self.results])
+        tables = {t.name: t for t in kt.time_tables(res) + kt.quality_tables(res)}
+        t = tables["time_inference_edge_b2"]
+        c = cell_text(t, "mlp_s", "B")
+        self.assertEqual((c.text, c.value, c.reason), ("—", None, "timeout"))
+        md = t.to_markdown()
+        self.assertIn("—<sup>1</sup>", md)
+        self.assertIn("<sup>1</sup> timeout", md)
+        self.assertIn("timeout", t.to_csv().splitlines()[1])
+        self.assertIn("---\\textsuperscript{1}", t.to_latex())
+        q = tables["quality_cloud_b64"]
+        c = cell_text(q, "mlp_l_bp", "B energy")
+        self.assertEqual(c.reason, "not_run")
+        self.assertIn("not run", q.to_markdown())
+        # The recorded training tuple is there with its number.
+        raw = raw_tuples(self.stopped)
+        self.assertEqual(cell_text(q, "googlenet_bp", "B energy").value,
+                         raw["googlenet_bp:cloud:exhaustive:b64:s1"]["total_cost"])
+
+    # -- the command line --------------------------------------------------------------------
+
+    def run_report(self, *inputs, out=None):
+        out = out or tempfile.mkdtemp(dir=self.tmp)
+        p = subprocess.run([PYTHON, os.path.join(SCRIPTS, "report.py"), *inputs, "--out", out],
+                           capture_output=True, text=True, timeout=300)
+        return p, out
+
+    def test_report_writes_tables_plots_and_index(self):
+        p, out = self.run_report(self.results)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "index.md"), encoding="utf-8") as f:
+            index = f.read()
+        for stem in ("time_inference_edge_b1", "quality_edge_b1", "pruning_inference_edge_b1",
+                     "quality_cloud_b64", "time_training_cloud_b64", "status"):
+            for ext in ("md", "csv", "tex"):
+                path = os.path.join(out, "tables", f"{stem}.{ext}")
+                self.assertGreater(os.path.getsize(path), 50, path)
+                self.assertIn(f"tables/{stem}.{ext}", index)
+        with open(os.path.join(out, "tables", "quality_edge_b1.csv")) as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[0], ["Network", "B energy", "S / B", "R / B", "M / B", "K / B"])
+        raw = raw_tuples(self.main)
+        self.assertEqual(float(rows[1][1]), raw["mlp_s:edge:exhaustive:b1:s1"]["total_cost"])
+        plots = ["energy_breakdown_edge_b1", "energy_breakdown_cloud4x4_b1",
+                 "quality_vs_time_edge_b1", "heatmap_hardware"]
+        for stem in plots:
+            png = os.path.join(out, "plots", stem + ".png")
+            pdf = os.path.join(out, "plots", stem + ".pdf")
+            with open(png, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            with open(pdf, "rb") as f:
+                self.assertEqual(f.read(5), b"%PDF-")
+            self.assertGreater(os.path.getsize(png), 5000)
+            self.assertGreater(os.path.getsize(pdf), 2000)
+            self.assertIn(f"plots/{stem}.png", index)
+        for link in [l.split("](", 1)[1].split(")")[0] for l in index.splitlines()
+                     if "](" in l]:
+            self.assertTrue(os.path.exists(os.path.join(out, link)), link)
+
+    def test_anytime_plot_from_curves(self):
+        # R and M record no curve yet; build one from real tuples to test the figure.
+        res = kr.load([self.main])
+        keys = [k for k in res.tuples["key"] if k.startswith("mlp_s:edge:") and
+                (":random:" in k or ":guided:" in k)]
+        rows = [(k, i, 10 * (i + 1), 0.001 * (i + 1), 1.5 - 0.1 * i)
+                for k in keys for i in range(5)]
+        import pandas as pd
+        res.curves = pd.DataFrame(rows, columns=kr.TABLES["curves"])
+        out = os.path.join(self.tmp, "anytime")
+        figs = kp.anytime_curves(res, out)
+        self.assertEqual([s for _, s in figs], ["anytime_mlp_s_edge_b1"])
+        self.assertGreater(os.path.getsize(os.path.join(out, "anytime_mlp_s_edge_b1.png")), 5000)
+
+    def assertRefused(self, path, *words):
+        p, out = self.run_report(path)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertTrue(lines[0].startswith(f"error: {path}: "), lines[0])
+        for w in words:
+            self.assertIn(w, lines[0])
+        self.assertFalse(os.path.exists(os.path.join(out, "index.md")))
+        p2 = subprocess.run([PYTHON, os.path.join(SCRIPTS, "kapla_results.py"), path],
+                            capture_output=True, text=True, timeout=120)
+        self.assertEqual(p2.returncode, 1)
+        self.assertEqual(p2.stderr.strip(), lines[0])
+
+    def test_foreign_hdf5_file(self):
+        path = os.path.join(self.tmp, "foreign.h5")
+        with h5py.File(path, "w") as f:
+            f["data"] = np.arange(10)
+            f.attrs["creator"] = "someone else"
+        self.assertRefused(path, "not a kapla results file", "kapla_schema")
+
+    def test_not_hdf5_at_all(self):
+        path = os.path.join(self.tmp, "notes.h5")
+        with open(path, "w") as f:
+            f.write("hello\n" * 100)
+        self.assertRefused(path, "not an HDF5 file")
+
+    def test_truncated_file(self):
+        path = os.path.join(self.tmp, "truncated.h5")
+        with open(self.main, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(data[: len(data) // 2])
+        self.assertRefused(path, "truncated", "refusing")
+
+    def test_damaged_file(self):
+        path = os.path.join(self.tmp, "damaged.h5")
+        with open(self.main, "rb") as f:
+            data = bytearray(f.read())
+        data[len(data) // 2] ^= 0xFF
+        with open(path, "wb") as f:
+            f.write(bytes(data))
+        self.assertRefused(path, "checksum mismatch")
+
+    def test_other_schema_version(self):
+        # A well-formed, correctly checksummed file that says kapla_schema 2.
+        path = os.path.join(self.tmp, "v2.h5")
+        with h5py.File(path, "w", userblock_size=512) as f:
+            f.attrs["kapla_schema"] = np.int32(2)
+        with open(path, "r+b") as f:
+            f.seek(512)
+            body = f.read()
+            block = (f"KAPLA-RESULTS\nsize={len(body)}\nfnv1a64={kr.fnv1a64(body):016x}\n"
+                     .encode().ljust(512, b"\0"))
+            f.seek(0)
+            f.write(block)
+        self.assertRefused(path, "kapla_schema version 2", "version 1")
+
+    def test_checksum_agrees_with_kapla(self):
+        kr.verify_file(self.main, checksum=True)  # raises if our FNV-1a differs from kapla's
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if "--kapla" in args:
+        i = args.index("--kapla")
+        KAPLA = os.path.abspath(args[i + 1])
+        del args[i:i + 2]
+    unittest.main(argv=[sys.argv[0]] + args, verbosity=2)

@@ -1,0 +1,28 @@
+// Reading kapla results (schema: result_schema.hpp, docs/hdf5_schema.md), checked: a file that
+// is not HDF5, is truncated, has no 'kapla_schema' attribute or another version, or lacks a
+// column is refused with a one-line InputError "FILE: reason".
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "io/result_schema.hpp"
+
+namespace kapla::io {
+
+/// One results file (a final output or a part file).
+ResultsFile read_results_file(const std::filesystem::path& file);
+
+/// A results file, or a directory: every *.h5 in it and in its *.parts subdirectories (a
+/// sweep's unfinished parts), sorted by name. Each file is checked as read_results_file does.
+std::vector<ResultsFile> read_results(const std::filesystem::path& file_or_dir);
+
+/// The union of several results by tuple key, sorted by key. The same key twice must carry
+/// the same search results (sweep::first_difference), else InputError; inputs with different
+/// job fingerprints are refused (they were searched with different options).
+ResultsFile merge_results(const std::vector<ResultsFile>& inputs);
+
+/// Same check as read_results_file, without keeping the records: the file's info.
+ResultsFileInfo check_results_file(const std::filesystem::path& file);
+
+}  // namespace kapla::io

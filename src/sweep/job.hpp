@@ -1,0 +1,83 @@
+// The sweep model: what a job file describes (SweepSpec) and the tuples it expands to. Pure
+// values; parsing lives in io/job_json, running in sweep/runner. Spec: issue "Distributed sweeps".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/options.hpp"
+
+namespace kapla::sweep {
+
+/// One hardware axis entry: a catalog name (or file) and the batch sizes to run on it.
+struct HardwareAxis {
+  std::string name;
+  std::vector<std::int64_t> batches;
+  friend bool operator==(const HardwareAxis&, const HardwareAxis&) = default;
+};
+
+/// One strategy axis entry: a registry name plus strategy-specific parameters, kept as
+/// canonical JSON text that only the strategy adapter interprets ("" when there are none).
+/// The sweep never looks inside, so a new strategy needs no change here.
+struct StrategyAxis {
+  std::string name;
+  std::string params;
+  friend bool operator==(const StrategyAxis&, const StrategyAxis&) = default;
+};
+
+/// A parsed, validated job file.
+struct SweepSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;   // where it was read from ("" for an in-memory spec)
+  std::string source_text;   // the job file's text, copied into the results
+  // Axes: the sweep is their product, in this order (network-major).
+  std::vector<std::string> networks;
+  std::vector<HardwareAxis> hardware;
+  std::vector<StrategyAxis> strategies;
+  std::vector<std::uint64_t> seeds{1};
+  // Settings shared by every tuple.
+  model::SearchOptions options;
+  /// Wall-clock limit per tuple in seconds; 0 means none. A tuple that hits it is recorded
+  /// with status "timeout".
+  double tuple_time_limit_seconds = 0;
+  /// OpenMP threads per rank inside a layer search; 0 means $OMP_NUM_THREADS (else 1).
+  int threads = 0;
+  /// Output HDF5 file (relative paths are relative to the working directory).
+  std::string output;
+  /// Hash of everything that changes a tuple's values besides its axes (options, budget).
+  /// Resuming into a file written with another fingerprint is refused.
+  std::string fingerprint;
+};
+
+/// One unit of work: a point of the axes' product.
+struct Tuple {
+  std::size_t index = 0;  // position in expansion order (not stored: keys identify tuples)
+  std::string network;
+  std::string hardware;
+  std::string strategy;
+  std::string strategy_params;
+  std::int64_t batch = 1;
+  std::uint64_t seed = 1;  // the job seed of this tuple
+
+  /// "network:hardware:strategy:b<batch>:s<seed>" plus ":p<hash>" if the strategy has
+  /// parameters. Unique within a sweep; results are sorted and resumed by it.
+  std::string key() const;
+};
+
+/// The product of the axes in a fixed order: networks, then hardware, batch, strategies,
+/// seeds (innermost). Throws InputError if two entries give the same key.
+std::vector<Tuple> expand_tuples(const SweepSpec& spec);
+
+/// The search seed of a tuple: a mix of its job seed and its key, never of a rank or thread.
+std::uint64_t tuple_seed(const Tuple& tuple);
+
+/// 64-bit FNV-1a, the hash behind keys, seeds and fingerprints (stable across platforms).
+std::uint64_t fnv1a(std::string_view text, std::uint64_t seed = 0xcbf29ce484222325ULL);
+/// splitmix64 finaliser: mixes two values into a well-distributed seed.
+std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b);
+/// 16 lower-case hex digits.
+std::string hex64(std::uint64_t value);
+
+}  // namespace kapla::sweep

@@ -1,0 +1,256 @@
+// The MPI communicator: the only file that includes <mpi.h>. Work is handed out by rank 0 from
+// one queue in the given (longest-first) order. Rank 0 also works: its share runs on a helper
+// thread while the main thread answers requests, so only the main thread calls MPI
+// (MPI_THREAD_FUNNELED) and a long local task never delays the other ranks' next task.
+#include <mpi.h>
+
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "core/errors.hpp"
+#include "sweep/communicator.hpp"
+
+namespace kapla::sweep {
+
+namespace {
+
+constexpr int kTagRequest = 7101;  // worker -> 0: {finished_one, wants_more}
+constexpr int kTagAssign = 7102;   // 0 -> worker: task index, or -1 for "no more"
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw InternalError(std::string("MPI call failed: ") + what);
+}
+
+class MpiCommunicator final : public Communicator {
+ public:
+  MpiCommunicator() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      int provided = 0;
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      owns_mpi_ = true;
+      if (provided < MPI_THREAD_FUNNELED) {
+        throw InputError("the MPI library does not provide MPI_THREAD_FUNNELED");
+      }
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  ~MpiCommunicator() override {
+    // Skip MPI_Finalize while an exception unwinds: the other ranks may be waiting in a
+    // collective and Finalize would hang (arbor's with_mpi does the same).
+    if (owns_mpi_ && std::uncaught_exceptions() == 0) MPI_Finalize();
+  }
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string kind() const override { return "mpi"; }
+  std::string library_version() const override {
+    char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(buf, &len);
+    std::string s(buf, static_cast<std::size_t>(len));
+    const auto nl = s.find_first_of("\r\n,");
+    return nl == std::string::npos ? s : s.substr(0, nl);
+  }
+
+  void abort(int exit_code) override { MPI_Abort(MPI_COMM_WORLD, exit_code); }
+
+  void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+  int max(int value) override {
+    int out = 0;
+    check(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return out;
+  }
+  std::string broadcast(const std::string& text) override {
+    long long n = static_cast<long long>(text.size());
+    check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    std::string out = rank_ == 0 ? text : std::string(static_cast<std::size_t>(n), '\0');
+    if (n > 0) {
+      check(MPI_Bcast(out.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    }
+    return out;
+  }
+  std::vector<std::string> gather(const std::string& text) override {
+    int n = static_cast<int>(text.size());
+    std::vector<int> sizes(static_cast<std::size_t>(size_));
+    check(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+    std::vector<int> offsets(sizes.size());
+    int total = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      offsets[i] = total;
+      total += sizes[i];
+    }
+    std::string all(static_cast<std::size_t>(rank_ == 0 ? total : 0), '\0');
+    check(MPI_Gatherv(text.data(), n, MPI_CHAR, all.data(), sizes.data(), offsets.data(),
+                      MPI_CHAR, 0, MPI_COMM_WORLD),
+          "MPI_Gatherv");
+    std::vector<std::string> out;
+    if (rank_ == 0) {
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        out.push_back(all.substr(static_cast<std::size_t>(offsets[i]),
+                                 static_cast<std::size_t>(sizes[i])));
+      }
+    }
+    return out;
+  }
+
+  void for_each_task(const std::vector<std::size_t>& order, const TaskFn& work,
+                     const StopFn& stop, const ProgressFn& progress) override {
+    if (rank_ == 0) {
+      dispatch(order, work, stop, progress);
+    } else {
+      request_loop(work, stop);
+    }
+  }
+
+ private:
+  // Rank 0: a helper thread works through the queue like any other rank, while this (main)
+  // thread answers the other ranks.
+  void dispatch(const std::vector<std::size_t>& order, const TaskFn& work, const StopFn& stop,
+                const ProgressFn& progress) {
+    std::mutex mutex;  // guards next, state, local_failed
+    std::size_t next = 0;
+    DispatchState state;
+    state.total = order.size();
+    bool local_failed = false;
+    std::exception_ptr local_error;
+
+    auto take = [&]() -> long long {  // under mutex
+      if (next >= order.size() || local_failed || (stop && stop())) return -1;
+      ++state.running;
+      return static_cast<long long>(order[next++]);
+    };
+
+    bool local_done = false;
+    std::thread local([&] {
+      for (;;) {
+        long long task = 0;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          task = take();
+        }
+        if (task < 0) break;
+        try {
+          work(static_cast<std::size_t>(task));
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mutex);
+          local_error = std::current_exception();
+          local_failed = true;
+          --state.running;
+          break;
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        --state.running;
+        ++state.done;
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      local_done = true;
+    });
+
+    int active = size_ - 1;  // remote ranks that have not yet been told "no more"
+    auto last_report = std::chrono::steady_clock::now();
+    DispatchState reported{static_cast<std::size_t>(-1), 0, 0};
+    try {
+      for (;;) {
+        bool finished = false;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          finished = local_done && active == 0;
+        }
+        int flag = 0;
+        MPI_Status status;
+        if (active > 0) {
+          check(MPI_Iprobe(MPI_ANY_SOURCE, kTagRequest, MPI_COMM_WORLD, &flag, &status),
+                "MPI_Iprobe");
+        }
+        if (flag) {
+          int msg[2] = {0, 0};
+          check(MPI_Recv(msg, 2, MPI_INT, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE),
+                "MPI_Recv");
+          long long task = -1;
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (msg[0]) {
+              --state.running;
+              ++state.done;
+            }
+            if (msg[1]) task = take();
+          }
+          if (msg[1]) {
+            check(MPI_Send(&task, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagAssign,
+                           MPI_COMM_WORLD),
+                  "MPI_Send");
+          }
+          if (!msg[1] || task < 0) --active;
+        }
+        DispatchState now_state;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          now_state = state;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (progress && (now_state.done != reported.done ||
+                         now_state.running != reported.running || now - last_report >
+                         std::chrono::seconds(1))) {
+          progress(now_state);
+          reported = now_state;
+          last_report = now;
+        }
+        if (finished) break;
+        if (!flag) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        local_failed = true;
+      }
+      local.join();
+      throw;
+    }
+    local.join();
+    if (local_error) std::rethrow_exception(local_error);
+  }
+
+  // Ranks > 0: ask for a task, run it, report it and ask again, until told "no more".
+  void request_loop(const TaskFn& work, const StopFn& stop) {
+    bool finished_one = false;
+    for (;;) {
+      const bool wants_more = !(stop && stop());
+      int msg[2] = {finished_one ? 1 : 0, wants_more ? 1 : 0};
+      check(MPI_Send(msg, 2, MPI_INT, 0, kTagRequest, MPI_COMM_WORLD), "MPI_Send");
+      if (!wants_more) return;
+      long long task = -1;
+      check(MPI_Recv(&task, 1, MPI_LONG_LONG, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      if (task < 0) return;
+      try {
+        work(static_cast<std::size_t>(task));
+      } catch (...) {
+        // Tell rank 0 that this rank leaves (its task counts as finished), then report.
+        int bye[2] = {1, 0};
+        MPI_Send(bye, 2, MPI_INT, 0, kTagRequest, MPI_COMM_WORLD);
+        throw;
+      }
+      finished_one = true;
+    }
+  }
+
+  int rank_ = 0;
+  int size_ = 1;
+  bool owns_mpi_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> make_mpi_communicator() {
+  return std::make_unique<MpiCommunicator>();
+}
+
+}  // namespace kapla::sweep

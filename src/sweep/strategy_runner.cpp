@@ -1,0 +1,244 @@
+// The TupleRunner of the real search: a tuple = one network search (schedule/network_search)
+// with the registry's per-layer strategy (search/strategy.hpp) on the tuple's hardware. New
+// strategies appear here through the registry alone.
+#include "sweep/strategy_runner.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "schedule/network_search.hpp"
+#include "schedule/resource_builder.hpp"
+#include "search/strategy.hpp"
+
+namespace kapla::sweep {
+namespace {
+
+std::string text(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+template <class T>
+std::string dim_text(const T& d) {
+  std::ostringstream os;
+  os << d;
+  return os.str();
+}
+
+// "OUTP=2x2 OFMP=1x1 BATP=1x1 INPP=1x1" in nesting order (top first).
+std::string partition_text(const mapping::PartitionScheme& p) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < p.order.size(); ++i) {
+    const auto& d = p.pdims[p.order[i]];
+    os << (i ? " " : "") << name_of(p.order[i]) << '=' << d.h << 'x' << d.w;
+  }
+  return os.str();
+}
+
+// Blocking factors per level, "IFM,OFM,BAT" per level separated by '/': e.g. "4,2,1/1,8,4/2,1,2".
+std::string blocking_text(const search::LayerSchedule& s) {
+  std::ostringstream os;
+  for (std::size_t level = 0; level < s.tvals.size(); ++level) {
+    if (level) os << '/';
+    bool first = true;
+    for (auto d : all_values<LoopDim>()) {
+      os << (first ? "" : ",") << s.tvals[level][d];
+      first = false;
+    }
+  }
+  return os.str();
+}
+
+// Loop orders per blocking level (GBUF, REGF): loop names from outer to inner.
+std::string orders_text(const search::LayerSchedule& s) {
+  std::ostringstream os;
+  for (std::size_t level = 0; level < s.orders.size(); ++level) {
+    if (level) os << '/';
+    std::vector<std::pair<int, LoopDim>> by_rank;
+    for (auto d : all_values<LoopDim>()) by_rank.emplace_back(s.orders[level][d], d);
+    std::sort(by_rank.rbegin(), by_rank.rend());  // 0 = innermost: outer first
+    bool first = true;
+    for (const auto& [rank, d] : by_rank) {
+      os << (first ? "" : ",") << name_of(d);
+      first = false;
+    }
+  }
+  return os.str();
+}
+
+class StrategyRunner final : public TupleRunner {
+ public:
+  StrategyRunner(const SweepSpec& spec, ModelLoaders loaders)
+      : options_(spec.options), loaders_(std::move(loaders)) {}
+
+  void check(const Tuple& t) const override {
+    (void)network(t.network);
+    (void)hardware(t.hardware);
+    const auto name = search::canonical_strategy_name(t.strategy);
+    (void)search::make_layer_strategy(name);  // InputError if not available in this build
+    if (!t.strategy_params.empty()) {
+      throw InputError("strategy '" + std::string(name) +
+                       "' takes no params in this build; remove \"params\"");
+    }
+  }
+
+  // Longest first: search time grows with the layers to schedule, steeply with the node
+  // array (partition and segment choices), and with the strategy's thoroughness. The factors
+  // are from measured jobs/quick.json tuple times (docs/sweep.md); only the order matters.
+  double estimate_cost(const Tuple& t) const override {
+    const auto& net = network(t.network);
+    const auto& hw = hardware(t.hardware);
+    const auto name = search::canonical_strategy_name(t.strategy);
+    const double strategy_factor = name == "directive-exhaustive" ? 300
+                                   : name == "exhaustive" || name == "guided" ? 20
+                                   : name == "random" ? 10 : 1;
+    const double nodes = static_cast<double>(hw.nodes.size());
+    return static_cast<double>(net.size()) * nodes * nodes * strategy_factor *
+           static_cast<double>(t.batch > 1 ? 2 : 1);
+  }
+
+  TupleResult run(const Tuple& t, const RunContext& ctx) const override {
+    const model::Network& net = network(t.network);
+    const model::Hardware& hw = hardware(t.hardware);
+    const auto strategy = search::make_layer_strategy(search::canonical_strategy_name(t.strategy));
+    schedule::NetworkSearchOptions nso;
+    nso.options = options_;
+    nso.costs = hw.costs;
+    nso.num_threads = ctx.num_threads;
+    nso.constraint_frontier = options_.cost_model == model::CostModelVariant::Tangram;
+    const auto found = schedule::network_search(net, t.batch, schedule::build_resource(hw),
+                                                *strategy, nso);
+    TupleResult r;
+    r.resolved = resolved(hw);
+    r.resolved.emplace_back("stats.segments", std::to_string(found.stats.segments));
+    r.resolved.emplace_back("stats.constraints_searched",
+                            std::to_string(found.stats.constraints_searched));
+    r.resolved.emplace_back("stats.layer_searches", std::to_string(found.stats.layer_searches));
+    r.resolved.emplace_back("stats.cache_hits", std::to_string(found.stats.cache_hits));
+    r.stats.evaluated = static_cast<std::int64_t>(found.stats.layer_searches);
+    r.stats.valid = static_cast<std::int64_t>(found.tops.size());
+    r.stats.pruned = -1;  // not reported by the network search yet
+    if (found.tops.empty()) {
+      r.status = TupleStatus::NoSolution;
+      r.message = "no valid schedule (nothing fits)";
+      return r;
+    }
+    const auto& best = found.tops.front();
+    const auto& c = hw.costs;
+    r.energy = best.total_cost();
+    r.total_cost = r.energy;
+    r.time = best.total_time();
+    r.edp = r.energy * r.time;
+    const auto acc = best.total_accesses();
+    r.energy_parts = {best.total_ops() * c.mac_op, best.total_noc_hops() * c.noc_hop,
+                      best.total_time() * c.idl_unit,
+                      acc[MemLevel::Dram] * c.mem_hier[MemLevel::Dram],
+                      acc[MemLevel::Gbuf] * c.mem_hier[MemLevel::Gbuf],
+                      acc[MemLevel::Itcn] * c.mem_hier[MemLevel::Itcn],
+                      acc[MemLevel::Regf] * c.mem_hier[MemLevel::Regf]};
+    std::map<std::int64_t, SegmentRow> segments;
+    for (const std::size_t l : best.order()) {
+      const auto* s = best.get(l);
+      LayerRow row;
+      row.layer = net.layer_name(l);
+      row.segment = s->sched_seq[0];
+      row.energy = s->cost;
+      const auto la = s->total_accesses();
+      row.energy_parts = {s->cost_op, s->cost_noc, s->cost_static,
+                          la[MemLevel::Dram] * c.mem_hier[MemLevel::Dram],
+                          la[MemLevel::Gbuf] * c.mem_hier[MemLevel::Gbuf],
+                          la[MemLevel::Itcn] * c.mem_hier[MemLevel::Itcn],
+                          la[MemLevel::Regf] * c.mem_hier[MemLevel::Regf]};
+      row.time = s->time;
+      row.partition = partition_text(s->part);
+      row.blocking = blocking_text(*s);
+      row.orders = orders_text(*s);
+      auto& seg = segments[row.segment];
+      seg.segment = row.segment;
+      seg.layers += (seg.layers.empty() ? "" : " ") + row.layer;
+      seg.energy += row.energy;
+      r.layers.push_back(std::move(row));
+    }
+    const auto& timings = best.segment_timings();
+    for (auto& [index, seg] : segments) {
+      if (index >= 0 && static_cast<std::size_t>(index) < timings.size()) {
+        seg.time = timings[static_cast<std::size_t>(index)].time();
+      }
+      r.segments.push_back(seg);
+    }
+    if (ctx.past_deadline()) {
+      // The network search cannot be interrupted yet: the limit is checked when it returns.
+      r.status = TupleStatus::Timeout;
+      r.message = "search exceeded the tuple time limit (checked after the search)";
+    }
+    return r;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> resolved(const model::Hardware& hw) const {
+    std::vector<std::pair<std::string, std::string>> out = {
+        {"hardware.name", hw.name},
+        {"hardware.nodes", dim_text(hw.nodes)},
+        {"hardware.pe_array", dim_text(hw.pe_array)},
+        {"hardware.gbuf_bytes", std::to_string(hw.gbuf_bytes)},
+        {"hardware.regf_bytes", std::to_string(hw.regf_bytes)},
+        {"hardware.word_bits", std::to_string(hw.word_bits)},
+        {"hardware.array_bus_width_bits", std::to_string(hw.array_bus_width_bits)},
+        {"hardware.dram_bandwidth_bytes_per_cycle", text(hw.dram_bandwidth_bytes_per_cycle)},
+        {"hardware.mem_type", hw.mem_type == model::MemoryType::TwoD ? "2D" : "3D"},
+        {"hardware.costs.mac_op", text(hw.costs.mac_op)},
+        {"hardware.costs.noc_hop", text(hw.costs.noc_hop)},
+        {"hardware.costs.idl_unit", text(hw.costs.idl_unit)},
+    };
+    for (auto m : all_values<MemLevel>()) {
+      out.emplace_back("hardware.costs." + std::string(name_of(m)), text(hw.costs.mem_hier[m]));
+    }
+    const auto& o = options_;
+    out.emplace_back("options.opt_goal", std::string(model::goal_name(o.opt_goal)));
+    out.emplace_back("options.cost_model", std::string(model::variant_name(o.cost_model)));
+    out.emplace_back("options.ntops", std::to_string(o.ntops));
+    out.emplace_back("options.partition_hybrid", o.partition_hybrid ? "true" : "false");
+    out.emplace_back("options.partition_batch", o.partition_batch ? "true" : "false");
+    out.emplace_back("options.partition_ifmaps", o.partition_ifmaps ? "true" : "false");
+    out.emplace_back("options.partition_interlayer", o.partition_interlayer ? "true" : "false");
+    out.emplace_back("options.hw_access_forwarding", o.hw_access_forwarding ? "true" : "false");
+    out.emplace_back("options.hw_gbuf_sharing", o.hw_gbuf_sharing ? "true" : "false");
+    out.emplace_back("options.sw_solve_loopblocking", o.sw_solve_loopblocking ? "true" : "false");
+    out.emplace_back("options.layer_pipeline_time_ovhd", text(o.layer_pipeline_time_ovhd));
+    out.emplace_back("options.layer_pipeline_max_degree", text(o.layer_pipeline_max_degree));
+    return out;
+  }
+
+  // Networks and hardware are loaded once per name (check() runs on every tuple).
+  const model::Network& network(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = networks_.find(name);
+    if (it == networks_.end()) it = networks_.emplace(name, loaders_.network(name)).first;
+    return it->second;
+  }
+  const model::Hardware& hardware(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = hardware_.find(name);
+    if (it == hardware_.end()) it = hardware_.emplace(name, loaders_.hardware(name)).first;
+    return it->second;
+  }
+
+  model::SearchOptions options_;
+  ModelLoaders loaders_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, model::Network> networks_;  // std::map: references stay valid
+  mutable std::map<std::string, model::Hardware> hardware_;
+};
+
+}  // namespace
+
+std::unique_ptr<TupleRunner> make_strategy_runner(const SweepSpec& spec, ModelLoaders loaders) {
+  return std::make_unique<StrategyRunner>(spec, std::move(loaders));
+}
+
+}  // namespace kapla::sweep

@@ -1,0 +1,24 @@
+// The TupleRunner of the real search: binds a tuple to the strategy registry
+// (search/strategy.hpp) and the network search (schedule/network_search.hpp). Networks and
+// hardware come through loaders so that sweep/ needs no io/ (the CLI passes the catalog).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "model/hardware.hpp"
+#include "model/network.hpp"
+#include "sweep/job.hpp"
+#include "sweep/tuple_runner.hpp"
+
+namespace kapla::sweep {
+
+struct ModelLoaders {
+  std::function<model::Network(const std::string&)> network;
+  std::function<model::Hardware(const std::string&)> hardware;
+};
+
+std::unique_ptr<TupleRunner> make_strategy_runner(const SweepSpec& spec, ModelLoaders loaders);
+
+}  // namespace kapla::sweep

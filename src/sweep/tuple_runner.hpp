@@ -1,0 +1,109 @@
+// The one interface between the sweep and the search: run one tuple, get a TupleResult.
+// sweep/strategy_runner.cpp binds it to the strategy registry; tests bind a fake. Nothing in
+// sweep/ knows which strategies exist.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sweep/job.hpp"
+
+namespace kapla::sweep {
+
+/// How a tuple ended. Interrupted tuples (stop signal) are not recorded, so a resume reruns them.
+enum class TupleStatus : std::uint8_t { Ok, NoSolution, Timeout, Failed, Interrupted };
+std::string_view status_name(TupleStatus s);
+/// "ok", "no_solution", "timeout", "failed", "interrupted"; InputError otherwise.
+TupleStatus parse_status(std::string_view s);
+
+/// Energy parts, in the order of kEnergyPartNames.
+inline constexpr std::array<std::string_view, 7> kEnergyPartNames = {
+    "op", "noc", "static", "dram", "gbuf", "itcn", "regf"};
+using EnergyParts = std::array<double, kEnergyPartNames.size()>;
+
+struct LayerRow {
+  std::string layer;
+  std::int64_t segment = 0;
+  double energy = 0;
+  EnergyParts energy_parts{};
+  double time = 0;
+  std::string partition;   // canonical text of the partition scheme
+  std::string blocking;    // blocking factors
+  std::string orders;      // loop orders
+  std::string directives;  // KAPLA directives (strategies K and S), else ""
+  friend bool operator==(const LayerRow&, const LayerRow&) = default;
+};
+
+struct SegmentRow {
+  std::int64_t segment = 0;
+  std::string layers;  // layer names, space-separated
+  double energy = 0;
+  double time = 0;
+  friend bool operator==(const SegmentRow&, const SegmentRow&) = default;
+};
+
+/// One point of the best-so-far curve (strategies R and M).
+struct CurvePoint {
+  std::int64_t evaluated = 0;
+  double seconds = 0;  // run-dependent (excluded from result comparisons)
+  double best_cost = 0;
+};
+
+struct SearchStats {
+  double wall_seconds = 0;  // set by the sweep runner
+  double cpu_seconds = 0;   // set by the sweep runner (process CPU time during the tuple)
+  int threads = 1;
+  std::int64_t evaluated = 0;
+  std::int64_t valid = 0;
+  std::int64_t pruned = 0;
+  std::vector<CurvePoint> curve;
+};
+
+struct TupleResult {
+  TupleStatus status = TupleStatus::Ok;
+  std::string message;  // why, for anything but Ok
+  double total_cost = 0;  // nn_dataflow total_cost: the energy of the best schedule
+  double energy = 0;
+  EnergyParts energy_parts{};
+  double time = 0;
+  double edp = 0;
+  std::vector<LayerRow> layers;
+  std::vector<SegmentRow> segments;
+  SearchStats stats;
+  /// The resolved hardware and options, as (name, value) text pairs ("hardware.nodes", "16x16").
+  std::vector<std::pair<std::string, std::string>> resolved;
+};
+
+/// What a run may use besides the tuple: nothing global.
+struct RunContext {
+  std::uint64_t seed = 0;  // tuple_seed(tuple)
+  int num_threads = 1;     // OpenMP budget inside a layer search
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* stop = nullptr;  // set by SIGTERM/SIGUSR1
+
+  bool stop_requested() const { return stop != nullptr && stop->load(std::memory_order_relaxed); }
+  bool past_deadline() const { return std::chrono::steady_clock::now() >= deadline; }
+};
+
+/// Runs tuples. Implementations are const and thread-compatible; a run that sees
+/// past_deadline() returns its best so far with status Timeout, and one that sees
+/// stop_requested() may return status Interrupted.
+class TupleRunner {
+ public:
+  virtual ~TupleRunner() = default;
+  /// Throws InputError if the tuple cannot run (unknown network, hardware or strategy);
+  /// called for every tuple before the sweep starts.
+  virtual void check(const Tuple& tuple) const = 0;
+  /// A relative cost estimate used to dispatch long tuples first. Only the order matters.
+  virtual double estimate_cost(const Tuple& tuple) const = 0;
+  /// Runs one tuple. Exceptions are recorded as status Failed.
+  virtual TupleResult run(const Tuple& tuple, const RunContext& ctx) const = 0;
+};
+
+}  // namespace kapla::sweep

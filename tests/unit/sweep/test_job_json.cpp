@@ -1,0 +1,110 @@
+// Job file parsing: valid files, and one-line "FILE: FIELD: reason" errors.
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include <filesystem>
+
+#include "core/errors.hpp"
+#include "io/job_json.hpp"
+
+namespace kapla::io {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kValid = R"({
+  "name": "t",
+  "networks": ["mlp_s", "lstm_phoneme"],
+  "hardware": [{"name": "cloud", "batch": 64}, {"name": "edge", "batch": [1, 2]}],
+  "strategies": ["exhaustive", {"name": "random", "params": {"samples": 100}}],
+  "seeds": [1, 7],
+  "options": {"opt_goal": "ed", "partition_hybrid": true, "sw_gbuf_bypass": [false, true, true]},
+  "tuple_time_limit_seconds": 60,
+  "output": "results/t.h5"
+})";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_job_text(text, "jobs/x.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(job_json, parses_a_valid_job) {
+  const auto spec = parse_job_text(kValid, "jobs/t.json");
+  EXPECT_EQ(spec.name, "t");
+  EXPECT_EQ(spec.networks.size(), 2u);
+  ASSERT_EQ(spec.hardware.size(), 2u);
+  EXPECT_EQ(spec.hardware[1].batches, (std::vector<std::int64_t>{1, 2}));
+  ASSERT_EQ(spec.strategies.size(), 2u);
+  EXPECT_EQ(spec.strategies[1].params, R"({"samples":100})");
+  EXPECT_EQ(spec.seeds, (std::vector<std::uint64_t>{1, 7}));
+  EXPECT_EQ(spec.options.opt_goal, model::Goal::EnergyDelay);
+  EXPECT_TRUE(spec.options.partition_hybrid);
+  EXPECT_DOUBLE_EQ(spec.tuple_time_limit_seconds, 60);
+  EXPECT_EQ(spec.output, "results/t.h5");
+  EXPECT_EQ(spec.fingerprint.size(), 16u);
+  EXPECT_EQ(sweep::expand_tuples(spec).size(), 2u * 3u * 2u * 2u);
+}
+
+TEST(job_json, fingerprint_follows_options_not_axes) {
+  const auto a = parse_job_text(kValid, "a");
+  std::string more_nets = kValid;
+  more_nets.replace(more_nets.find("\"mlp_s\""), 7, "\"mlp_m\", \"mlp_s\"");
+  EXPECT_EQ(parse_job_text(more_nets, "b").fingerprint, a.fingerprint);
+  std::string other_goal = kValid;
+  other_goal.replace(other_goal.find("\"ed\""), 4, "\"e\"");
+  EXPECT_NE(parse_job_text(other_goal, "c").fingerprint, a.fingerprint);
+}
+
+TEST(job_json, errors_are_one_line_with_file_and_field) {
+  struct Case {
+    std::string from, to, expect;
+  };
+  const std::vector<Case> cases = {
+      {"\"seeds\"", "\"sedes\"", "jobs/x.json: sedes: unknown key"},
+      {"\"opt_goal\": \"ed\"", "\"opt_gaol\": \"ed\"", "jobs/x.json: options.opt_gaol"},
+      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"fast\"", "jobs/x.json: options.opt_goal"},
+      {"\"batch\": 64", "\"batch\": 0", "jobs/x.json: hardware[0].batch"},
+      {"\"batch\": 64", "\"batchsize\": 64", "jobs/x.json: hardware[0].batchsize"},
+      {"\"samples\": 100}", "\"samples\": 100}, \"extra\": 1", "jobs/x.json: strategies[1].extra"},
+      {"\"output\": \"results/t.h5\"", "\"output\": 3", "jobs/x.json: output"},
+      {"\"output\": \"results/t.h5\"", "\"output\": \"\"", "jobs/x.json: output"},
+      {"[\"mlp_s\", \"lstm_phoneme\"]", "[]", "jobs/x.json: networks"},
+      {"[\"mlp_s\", \"lstm_phoneme\"]", "[\"mlp_s\", \"mlp_s\"]", "jobs/x.json: networks[1]"},
+      {"[1, 7]", "[1, -7]", "jobs/x.json: seeds[1]"},
+      {"60", "-1", "jobs/x.json: tuple_time_limit_seconds"},
+      {"\"name\": \"t\",", "", "jobs/x.json: name: missing"},
+      {"[false, true, true]", "[false, true]", "jobs/x.json: options.sw_gbuf_bypass"},
+      {"\"seeds\": [1, 7],", "\"seeds\": [1, 7],,", "jobs/x.json: line"},
+  };
+  for (const auto& c : cases) {
+    std::string text = kValid;
+    const auto at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    const std::string err = error_of(text);
+    EXPECT_THAT(err, HasSubstr(c.expect)) << c.from << " -> " << c.to;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  }
+}
+
+TEST(job_json, missing_file_is_an_input_error) {
+  EXPECT_THROW(load_job_file("/nonexistent/job.json"), InputError);
+}
+
+TEST(job_json, shipped_job_files_parse) {
+  const std::filesystem::path dir = std::filesystem::path(KAPLA_SOURCE_DATA_DIR) / ".." / "jobs";
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    EXPECT_NO_THROW(load_job_file(entry.path())) << entry.path();
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+}
+
+}  // namespace
+}  // namespace kapla::io

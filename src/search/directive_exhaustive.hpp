@@ -1,0 +1,18 @@
+// Strategy S: exhaustive search over KAPLA directives (kapla-spec.md §5.2), in the lowered
+// space that the one cost model prices (see docs/kapla.md). Shares every enumerator with K.
+#pragma once
+
+#include "search/strategy.hpp"
+
+namespace kapla::search {
+
+class DirectiveExhaustive final : public LayerStrategy {
+ public:
+  std::string_view name() const override { return "directive-exhaustive"; }
+  char label() const override { return 'S'; }
+  /// The best schedule (one).
+  std::vector<LayerSchedule> search(const LayerProblem& problem,
+                                    const SearchContext& ctx) const override;
+};
+
+}  // namespace kapla::search

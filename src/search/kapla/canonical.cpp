@@ -1,0 +1,42 @@
+// Capacity of a blocking (nn_dataflow-spec.md §7.2, §7.4 step 2) and the loop orders.
+#include "search/kapla/canonical.hpp"
+
+#include "core/math.hpp"
+
+namespace kapla::search::directive {
+
+std::array<PerLoopDim<int>, 6> loop_orders() {
+  // permutations((0,1,2)) in lexicographic order, as nn_dataflow's itertools.permutations.
+  return {{PerLoopDim<int>{{0, 1, 2}}, PerLoopDim<int>{{0, 2, 1}}, PerLoopDim<int>{{1, 0, 2}},
+           PerLoopDim<int>{{1, 2, 0}}, PerLoopDim<int>{{2, 0, 1}}, PerLoopDim<int>{{2, 1, 0}}}};
+}
+
+std::int64_t data_factor(const NodeNest& n, const PerLoopDim<std::int64_t>& t, DataCategory d) {
+  std::int64_t f = 1;
+  for (auto l : all_values<LoopDim>())
+    if (n.data_loops[d].contains(l)) f *= t[l];
+  return f;
+}
+
+std::int64_t regf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t2) {
+  std::int64_t s = 0;
+  for (auto d : all_values<DataCategory>()) s += data_factor(n, t2, d) * n.usize_regf[d];
+  return s;
+}
+
+std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t12,
+                            const PerDataCategory<std::int64_t>& share) {
+  std::int64_t s = 0;
+  for (auto d : all_values<DataCategory>())
+    s += ceil_div(data_factor(n, t12, d) * n.usize_gbuf[d], share[d]);
+  return s;
+}
+
+bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap) {
+  PerLoopDim<std::int64_t> t12{};
+  for (auto l : all_values<LoopDim>()) t12[l] = b.bl_ts[1][l] * b.bl_ts[2][l];
+  return regf_occupancy(n, b.bl_ts[2]) <= cap.regf_words &&
+         gbuf_occupancy(n, t12, cap.gbuf_share) <= cap.gbuf_words;
+}
+
+}  // namespace kapla::search::directive

@@ -1,0 +1,144 @@
+// Canonical scheme -> directives (see directive_builder.hpp).
+#include "search/kapla/directive_builder.hpp"
+
+#include <algorithm>
+
+#include "core/math.hpp"
+
+namespace kapla::search::directive {
+
+RsGeometry rs_geometry(const model::Layer& p, PhyDim2 a) {
+  RsGeometry g;
+  const std::int64_t rows = p.is_local_region() ? p.sreg.h : p.sfil.h;
+  g.logical = {rows, p.sofm.h};
+  PhyDim2 repl{1, 1};
+  if (g.logical.h > a.h) g.fold.h = ceil_div(g.logical.h, a.h); else repl.h = a.h / g.logical.h;
+  if (g.logical.w > a.w) g.fold.w = ceil_div(g.logical.w, a.w); else repl.w = a.w / g.logical.w;
+  const std::int64_t f_w2h = std::min(repl.h, g.fold.w);
+  g.fold.w = ceil_div(g.fold.w, f_w2h);
+  g.folded = {ceil_div(g.logical.h, g.fold.h), ceil_div(g.logical.w, g.fold.w)};
+  return g;
+}
+
+namespace {
+
+Stack stack1(Dim d, std::int64_t step, std::int64_t repl) {
+  return {{DimStep{d, step}, DimStep{}}, 1, repl};
+}
+Stack stack2(Dim d1, std::int64_t s1, Dim d2, std::int64_t s2, std::int64_t repl) {
+  return {{DimStep{d1, s1}, DimStep{d2, s2}}, 2, repl};
+}
+Update update1(Dim d, std::int64_t step, std::int64_t count, bool base = false) {
+  return {{DimStep{d, step}, DimStep{}}, 1, count, base};
+}
+Update update2(Dim d1, std::int64_t s1, Dim d2, std::int64_t s2, std::int64_t count, bool base) {
+  return {{DimStep{d1, s1}, DimStep{d2, s2}}, 2, count, base};
+}
+
+// Loops from innermost to outermost under an order.
+std::array<LoopDim, 3> inner_to_outer(const PerLoopDim<int>& ord) {
+  std::array<LoopDim, 3> out{};
+  for (auto l : all_values<LoopDim>()) out[static_cast<std::size_t>(ord[l])] = l;
+  return out;
+}
+
+}  // namespace
+
+DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
+                                   const CanonicalScheme& s, const NodeNest& n, PhyDim2 pe_array,
+                                   std::string layer_name) {
+  const auto& p = pl.p_layer;
+  const auto g = rs_geometry(p, pe_array);
+  const bool local = p.is_local_region();
+  const bool chw = local || p.is_depthwise();
+  const PhyDim2 win = local ? p.sreg : p.sfil;
+  const auto& t = s.blocking.bl_ts;
+  DirectiveSchedule d;
+  d.layer_name = std::move(layer_name);
+  d.kind = kind_class(layer);
+  d.mapping = ArrayMappingKind::RowStationary;
+  d.rw_data = n.rw_data;
+  d.unit_ops = local ? p.nreg * win.w : win.w;
+
+  // Loop dims of the canonical loops: IFM -> C (channelwise: K), OFM -> K, BAT -> N.
+  const Dim ifm_dim = chw ? Dim::K : Dim::C;
+  auto loop_dim = [&](LoopDim l) { return l == LoopDim::Ifm ? ifm_dim : (l == LoopDim::Ofm ? Dim::K : Dim::N); };
+
+  // REGF: one filter row and its input window per PE, grown by bl_ts[2].
+  auto& r = d.regf;
+  r.tensor[Dim::R] = win.w;
+  r.tensor[Dim::S] = 1;
+  r.tensor[Dim::Xi] = win.w;
+  r.tensor[Dim::Yi] = 1;
+  r.tensor[Dim::Xo] = 1;
+  r.tensor[Dim::Yo] = 1;
+  r.tensor[Dim::C] = chw ? t[2][LoopDim::Ofm] : t[2][LoopDim::Ifm];
+  r.tensor[Dim::K] = t[2][LoopDim::Ofm];
+  r.tensor[Dim::N] = t[2][LoopDim::Bat];
+  d.regf_ops_iter = t[2][LoopDim::Ifm] * t[2][LoopDim::Ofm] * t[2][LoopDim::Bat];
+  r.stacks.push_back(stack2(Dim::Yi, p.strd.h, Dim::Yo, 1, g.folded.w));
+  r.stacks.push_back(stack2(Dim::S, 1, Dim::Yi, 1, g.folded.h));
+  if (n.repl_ifm > 1 && !chw) r.stacks.push_back(stack1(Dim::C, r.tensor[Dim::C], n.repl_ifm));
+  if (n.repl_ofm > 1) {
+    r.stacks.push_back(chw ? stack2(Dim::C, r.tensor[Dim::C], Dim::K, r.tensor[Dim::K], n.repl_ofm)
+                           : stack1(Dim::K, r.tensor[Dim::K], n.repl_ofm));
+  }
+  r.updates.push_back(update2(Dim::Xi, p.strd.w, Dim::Xo, 1, p.sofm.w, true));
+  if (g.fold.h > 1) r.updates.push_back(update2(Dim::S, g.folded.h, Dim::Yi, g.folded.h, g.fold.h, true));
+  for (auto l : inner_to_outer(s.blocking.bl_ords[1])) {
+    if (t[1][l] <= 1) continue;
+    const Dim dim = loop_dim(l);
+    if (l == LoopDim::Bat && g.fold.w > 1) {  // BAT iterates (image, fold of output rows)
+      r.updates.push_back(update2(Dim::Yi, p.strd.h * g.folded.w, Dim::Yo, g.folded.w, t[1][l], false));
+      continue;
+    }
+    r.updates.push_back(update1(dim, r.tensor[dim], t[1][l]));
+  }
+
+  // GBUF: the per-node block, grown by bl_ts[1] * bl_ts[2].
+  auto& b = d.gbuf;
+  PerLoopDim<std::int64_t> t12{};
+  for (auto l : all_values<LoopDim>()) t12[l] = t[1][l] * t[2][l];
+  b.tensor[Dim::C] = chw ? n.repl_ofm * t12[LoopDim::Ofm] : n.repl_ifm * t12[LoopDim::Ifm];
+  b.tensor[Dim::K] = n.repl_ofm * t12[LoopDim::Ofm];
+  b.tensor[Dim::N] = std::max<std::int64_t>(1, t12[LoopDim::Bat] / g.fold.w);
+  b.tensor[Dim::Yo] = std::min(p.sofm.h, g.folded.w * std::min(t12[LoopDim::Bat], g.fold.w));
+  b.tensor[Dim::Xo] = p.sofm.w;
+  b.tensor[Dim::R] = win.w;
+  b.tensor[Dim::S] = win.h;
+  b.tensor[Dim::Xi] = (b.tensor[Dim::Xo] - 1) * p.strd.w + win.w;
+  b.tensor[Dim::Yi] = (b.tensor[Dim::Yo] - 1) * p.strd.h + win.h;
+  PerParallelDim<Dim> pae_dim{{Dim::K, Dim::Yo, Dim::N, Dim::C}};
+  DimExtents stride{};
+  stride[Dim::K] = p.nofm;
+  stride[Dim::C] = p.nifm;
+  stride[Dim::N] = pl.p_batch;
+  stride[Dim::Yo] = p.sofm.h;
+  stride[Dim::Xo] = p.sofm.w;
+  for (auto pae : s.part.order) {
+    for (int dir = 0; dir < 2; ++dir) {
+      const std::int64_t f = dir == 0 ? s.part.pdims[pae].h : s.part.pdims[pae].w;
+      if (f <= 1) continue;
+      Dim dim = pae_dim[pae];
+      if (pae == ParallelDim::Ofmp && dir == 1) dim = Dim::Xo;
+      if (dim == Dim::Yo) {
+        b.stacks.push_back(stack2(Dim::Yo, stride[dim], Dim::Yi, stride[dim] * p.strd.h, f));
+      } else if (dim == Dim::Xo) {
+        b.stacks.push_back(stack2(Dim::Xo, stride[dim], Dim::Xi, stride[dim] * p.strd.w, f));
+      } else if (dim == Dim::K && chw) {
+        b.stacks.push_back(stack2(Dim::K, stride[dim], Dim::C, stride[dim], f));
+      } else {
+        b.stacks.push_back(stack1(dim, stride[dim], f));
+      }
+      stride[dim] *= f;
+    }
+  }
+  for (auto l : inner_to_outer(s.blocking.bl_ords[0])) {
+    if (t[0][l] <= 1) continue;
+    const Dim dim = loop_dim(l);
+    b.updates.push_back(update1(dim, b.tensor[dim], t[0][l]));
+  }
+  return d;
+}
+
+}  // namespace kapla::search::directive

@@ -1,0 +1,29 @@
+// Writes a canonical scheme (partition, nested loop, blocking) as directives (kapla-spec.md
+// §1.2 form) for printing and for the private estimator: GBUF stacks from the partition, the
+// row-stationary base stacks/updates plus the replication stacks at REGF, tensors from the
+// blocking factors, updates in the blocking's loop orders. Back kinds are written on their
+// forward-equivalent per-node layer (the map strategy's view).
+#pragma once
+
+#include <string>
+
+#include "mapping/part_layer.hpp"
+#include "search/kapla/canonical.hpp"
+#include "search/kapla/directives.hpp"
+
+namespace kapla::search::directive {
+
+/// Row-stationary folding of the per-node layer on the PE array (nn_dataflow-spec.md §6.2):
+/// logical PE set (filter rows x output rows), folds and the folded set.
+struct RsGeometry {
+  PhyDim2 logical;  // (h = filter/window rows, w = output rows)
+  PhyDim2 fold{1, 1};
+  PhyDim2 folded;   // flpe
+};
+RsGeometry rs_geometry(const model::Layer& p_layer, PhyDim2 pe_array);
+
+DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
+                                   const CanonicalScheme& s, const NodeNest& nest,
+                                   PhyDim2 pe_array, std::string layer_name);
+
+}  // namespace kapla::search::directive

@@ -1,0 +1,106 @@
+// Strategy S's search (kapla-spec.md §5.2 over the lowered space; see docs/kapla.md).
+#include "search/kapla/exhaustive.hpp"
+
+#include <vector>
+
+#include "core/math.hpp"
+
+namespace kapla::search::directive {
+
+bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>& ord) {
+  int num_nontrivial = 0;
+  for (auto l : all_values<LoopDim>()) num_nontrivial += t[l] > 1 ? 1 : 0;
+  int next = num_nontrivial;  // trivial loops take positions num_nontrivial.. in enum order
+  for (auto l : all_values<LoopDim>()) {
+    if (t[l] > 1) {
+      if (ord[l] >= num_nontrivial) return false;
+    } else {
+      if (ord[l] != next++) return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+struct PartResult {
+  std::optional<CanonicalScheme> scheme;
+  Score score;
+  std::int64_t evaluated = 0;
+  std::int64_t fit_fail = 0;
+};
+
+// Factorizations of `cnt` into (top, gbuf, regf) whose top matches the constraint.
+std::vector<std::vector<std::int64_t>> factors(std::int64_t cnt, std::int64_t top) {
+  auto all = factorize(cnt, 3);
+  if (top <= 0) return all;
+  std::vector<std::vector<std::int64_t>> out;
+  for (auto& f : all)
+    if (f[0] == top) out.push_back(f);
+  return out;
+}
+
+PartResult search_partition(const LayerOracle& o, const mapping::PartitionScheme& part,
+                            model::Goal goal) {
+  PartResult r;
+  const auto nests = o.nests(part);
+  const auto orders = loop_orders();
+  const auto top = o.top_constraint();
+  for (std::size_t ni = 0; ni < nests.size(); ++ni) {
+    const auto& n = nests[ni];
+    const auto cap = o.capacity(part, static_cast<int>(ni));
+    const auto fi = factors(n.loopcnt[LoopDim::Ifm], top[LoopDim::Ifm]);
+    const auto fo = factors(n.loopcnt[LoopDim::Ofm], top[LoopDim::Ofm]);
+    const auto fb = factors(n.loopcnt[LoopDim::Bat], top[LoopDim::Bat]);
+    for (const auto& a : fi)
+      for (const auto& b : fo)
+        for (const auto& c : fb) {
+          CanonicalScheme s;
+          s.part = part;
+          s.nest_index = static_cast<int>(ni);
+          for (std::size_t k = 0; k < 3; ++k)
+            s.blocking.bl_ts[k] = PerLoopDim<std::int64_t>{{a[k], b[k], c[k]}};
+          if (!fits(n, s.blocking, cap)) {
+            ++r.fit_fail;
+            continue;
+          }
+          for (const auto& o0 : orders) {
+            if (!is_canonical_order(s.blocking.bl_ts[0], o0)) continue;
+            for (const auto& o1 : orders) {
+              if (!is_canonical_order(s.blocking.bl_ts[1], o1)) continue;
+              s.blocking.bl_ords = {o0, o1};
+              ++r.evaluated;
+              const auto sc = o.evaluate(s);
+              if (sc && (!r.scheme || better(*sc, r.score, goal))) {
+                r.scheme = s;
+                r.score = *sc;
+              }
+            }
+          }
+        }
+  }
+  return r;
+}
+
+}  // namespace
+
+ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions& opt) {
+  const auto& parts = o.partitions();
+  const int np = static_cast<int>(parts.size());
+  std::vector<PartResult> res(parts.size());
+#pragma omp parallel for schedule(dynamic) num_threads(opt.num_threads > 0 ? opt.num_threads : 1)
+  for (int i = 0; i < np; ++i)
+    res[static_cast<std::size_t>(i)] = search_partition(o, parts[static_cast<std::size_t>(i)], opt.goal);
+  ExhaustiveResult out;
+  for (const auto& r : res) {  // partition order: ties go to the first, as B
+    out.evaluated += r.evaluated;
+    out.fit_fail += r.fit_fail;
+    if (r.scheme && (!out.scheme || better(r.score, out.score, opt.goal))) {
+      out.scheme = r.scheme;
+      out.score = r.score;
+    }
+  }
+  return out;
+}
+
+}  // namespace kapla::search::directive

@@ -1,0 +1,48 @@
+// What the directive searches (K, S) need from the rest of kapla for one layer under one
+// scheduling condition: B's partitions, the map strategy's nested loops, capacities, and the
+// ONE cost model's price of a canonical scheme. Implemented over cost/ and mapping/ by
+// oracle_adapter.hpp; tests use small fakes. All queries are const and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/phy_dim2.hpp"
+#include "model/layer.hpp"
+#include "model/options.hpp"
+#include "search/kapla/canonical.hpp"
+
+namespace kapla::search::directive {
+
+/// The one cost model's verdict on a scheme (energy in the hardware's units, time in cycles).
+struct Score {
+  double energy = 0;
+  double time = 0;
+  friend bool operator==(const Score&, const Score&) = default;
+};
+
+/// Strict "better than" under a goal (nn_dataflow keys: e = (energy, time), d = (time,
+/// energy), ed = energy*time then energy). Ties are not better: the first found wins.
+bool better(const Score& a, const Score& b, model::Goal goal);
+
+class LayerOracle {
+ public:
+  virtual ~LayerOracle() = default;
+  virtual const model::Layer& layer() const = 0;
+  virtual std::int64_t batch() const = 0;
+  virtual PhyDim2 node_dims() const = 0;
+  /// Top-level factors required by the scheduling constraint (0 = free), per loop.
+  virtual PerLoopDim<std::int64_t> top_constraint() const = 0;
+  /// Every partition B's generator yields for this layer, in its order (never empty).
+  virtual const std::vector<mapping::PartitionScheme>& partitions() const = 0;
+  /// The map strategy's nested-loop descriptions of the layer partitioned by `part`.
+  virtual std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const = 0;
+  /// Capacities (and buffer-sharing group sizes) for nest `nest_index` under `part`.
+  virtual Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const = 0;
+  /// The one cost model's price; nullopt if the scheme is invalid (capacity, constraint,
+  /// on-chip spilling).
+  virtual std::optional<Score> evaluate(const CanonicalScheme& s) const = 0;
+};
+
+}  // namespace kapla::search::directive

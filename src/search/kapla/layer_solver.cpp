@@ -1,0 +1,191 @@
+// Algorithm 1 of KAPLA (kapla-spec.md §3.2) in canonical coordinates: the 36 loop-order pairs
+// of the greedy, then the partition descent. Differences from the reference are deliberate and
+// documented in docs/kapla.md §3-4: PE stacking is restricted to the map strategy's
+// replication choices, the node stacking is snapped to the nearest partitions B's generator
+// yields (so unused nodes never reject an order pair, §10.20), the tensors are re-fitted on
+// the partitioned layer with the cost model's capacities, and candidates are compared by the
+// one cost model.
+#include "search/kapla/layer_solver.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/math.hpp"
+#include "search/kapla/exhaustive.hpp"
+#include "search/kapla/greedy.hpp"
+#include "search/kapla/partition_descent.hpp"
+#include "search/kapla/solver_steps.hpp"
+
+namespace kapla::search::directive {
+
+using detail::data_totals;
+using detail::fit_on_partition;
+using detail::pick_nest;
+using detail::snap_partitions;
+
+namespace {
+constexpr std::size_t kGuidePairs = 4;  // order pairs tried on each neighbour in the descent
+constexpr std::size_t kStarts = 2;      // descents from the best distinct partitions
+}  // namespace
+
+std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLoopDim<int>& ord_gbuf,
+                                               const PerLoopDim<int>& ord_regf, SolveStats& stats,
+                                               CandidateTrace* trace) {
+  const auto& layer = o.layer();
+  const auto totals = data_totals(layer, o.batch());
+
+  // (1) Unit mapping on the whole layer: the map strategy's replication choices.
+  const mapping::PartitionScheme whole{};
+  const auto whole_nests = o.nests(whole);
+  if (whole_nests.empty()) return {};
+  std::int64_t max_repl_ifm = 1;
+  for (const auto& n : whole_nests) max_repl_ifm = std::max(max_repl_ifm, n.repl_ifm);
+  const NodeNest& n0 = whole_nests[0];
+
+  // (2) PE-array stacking: spend the input-channel-capable replication on C or K (§3.3).
+  std::int64_t want_ifm = 1;
+  if (max_repl_ifm > 1) {
+    std::vector<StackItem> items{
+        {LoopDim::Ifm, {false, true}, n0.loopcnt[LoopDim::Ifm] * n0.repl_ifm},
+        {LoopDim::Ofm, {false, true}, n0.loopcnt[LoopDim::Ofm]}};
+    const auto sf = fill_stack(items, {1, max_repl_ifm}, ord_regf, n0.data_loops, n0.rw_data, totals);
+    want_ifm = std::max<std::int64_t>(1, sf.factor[0][1]);
+  }
+  const int wi = pick_nest(whole_nests, want_ifm);
+  const NodeNest& wn = whole_nests[static_cast<std::size_t>(wi)];
+
+  // (3) REGF tensor on the whole layer, to know what is left for the nodes.
+  const auto wcap = o.capacity(whole, wi);
+  auto regf_fits = [&](const NodeNest& n, const Capacity& c) {
+    return [&n, &c](const PerLoopDim<std::int64_t>& t) {
+      return regf_occupancy(n, t) <= c.regf_words && gbuf_occupancy(n, t, c.gbuf_share) <= c.gbuf_words;
+    };
+  };
+  const auto wt2 = fill_tensor({{1, 1, 1}}, wn.loopcnt, ord_regf, wn.data_loops, wn.rw_data, totals,
+                               regf_fits(wn, wcap));
+  if (!wt2) {
+    ++stats.capacity_fail;
+    return {};
+  }
+
+  // (4) Node stacking over what remains (§3.2 d), then the nearest partition of B's list.
+  const bool back = layer.is_back();
+  const PhyDim2 fmap = back ? layer.sifm : layer.sofm;
+  const bool inpp_ok = layer.has_filter() && !layer.is_depthwise();
+  const auto wt2v = *wt2;
+  std::vector<StackItem> nitems{
+      {LoopDim::Ifm, {inpp_ok, inpp_ok}, inpp_ok ? wn.loopcnt[LoopDim::Ifm] / wt2v[LoopDim::Ifm] : 1},
+      {LoopDim::Ofm, {true, true}, wn.loopcnt[LoopDim::Ofm] / wt2v[LoopDim::Ofm]},
+      {LoopDim::Bat, {true, true}, std::max<std::int64_t>(1, ceil_div(o.batch(), wt2v[LoopDim::Bat]))},
+      {LoopDim::Bat, {false, true}, fmap.h},
+      {LoopDim::Bat, {true, false}, fmap.w}};
+  const PhyDim2 nodes = o.node_dims();
+  auto nf = fill_stack(nitems, {nodes.w, nodes.h}, ord_gbuf, wn.data_loops, wn.rw_data, totals);
+  if (nf.unused[0] * nf.unused[1] > 1) {
+    // Bottom-up left nodes idle (reference §10.20): reserve node factors first instead.
+    nitems[0].remaining = inpp_ok ? wn.loopcnt[LoopDim::Ifm] : 1;
+    nitems[1].remaining = wn.loopcnt[LoopDim::Ofm];
+    nitems[2].remaining = o.batch();
+    nf = fill_stack(nitems, {nodes.w, nodes.h}, ord_gbuf, wn.data_loops, wn.rw_data, totals);
+  }
+  PerParallelDim<PhyDim2> want{};
+  const std::array<ParallelDim, 5> pae_of{ParallelDim::Inpp, ParallelDim::Outp, ParallelDim::Batp,
+                                          ParallelDim::Ofmp, ParallelDim::Ofmp};
+  for (auto& p : want) p = {1, 1};
+  for (std::size_t i = 0; i < nitems.size(); ++i) {
+    want[pae_of[i]].w *= nf.factor[i][0];
+    want[pae_of[i]].h *= nf.factor[i][1];
+  }
+  if (trace) {
+    trace->want_repl_ifm = want_ifm;
+    trace->whole_regf = wt2v;
+    trace->want_part = want;
+    trace->reserved_nodes = nitems[2].remaining == o.batch() && wt2v[LoopDim::Bat] > 1;
+  }
+  std::vector<CanonicalScheme> out;
+  for (auto pi : snap_partitions(o.partitions(), want)) {
+    auto c = fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, totals, stats);
+    if (c) out.push_back(*c);
+  }
+  return out;
+}
+
+LayerSolution solve_layer(const LayerOracle& o, const SolverOptions& opt) {
+  const auto orders = loop_orders();
+  constexpr int kPairs = 36;
+  std::vector<std::optional<CanonicalScheme>> best(kPairs);
+  std::vector<Score> best_score(kPairs);
+  std::vector<SolveStats> st(kPairs);
+
+  // Each pair is independent; results land in per-pair slots and are reduced in pair order
+  // (and within a pair in snap order), so the answer does not depend on the thread count.
+#pragma omp parallel for schedule(dynamic) num_threads(opt.num_threads > 0 ? opt.num_threads : 1)
+  for (int i = 0; i < kPairs; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    st[k].order_pairs = 1;
+    for (const auto& c : greedy_candidates(o, orders[k / 6], orders[k % 6], st[k])) {
+      ++st[k].evaluated;
+      const auto sc = o.evaluate(c);
+      if (!sc) {
+        ++st[k].invalid;
+        continue;
+      }
+      if (!best[k] || better(*sc, best_score[k], opt.goal)) best[k] = c, best_score[k] = *sc;
+    }
+  }
+
+  LayerSolution out;
+  for (std::size_t k = 0; k < static_cast<std::size_t>(kPairs); ++k) {
+    out.stats.order_pairs += st[k].order_pairs;
+    out.stats.capacity_fail += st[k].capacity_fail;
+    out.stats.constraint_fail += st[k].constraint_fail;
+    out.stats.invalid += st[k].invalid;
+    out.stats.evaluated += st[k].evaluated;
+    if (best[k] && (!out.scheme || better(best_score[k], out.score, opt.goal))) {
+      out.scheme = best[k];
+      out.score = best_score[k];
+    }
+  }
+  if (out.scheme && opt.refine_steps > 0) {
+    // The best few order pairs of the greedy (by score, pair order on ties) guide the descent;
+    // it starts from the best candidate on each of the best few distinct partitions.
+    std::vector<std::size_t> idx;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(kPairs); ++k)
+      if (best[k]) idx.push_back(k);
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      return better(best_score[a], best_score[b], opt.goal);
+    });
+    std::vector<std::array<PerLoopDim<int>, 2>> pairs;
+    for (std::size_t j = 0; j < idx.size() && pairs.size() < kGuidePairs; ++j)
+      pairs.push_back({orders[idx[j] / 6], orders[idx[j] % 6]});
+    std::vector<std::size_t> starts;
+    for (auto k : idx) {
+      bool seen = false;
+      for (auto s0 : starts) seen = seen || best[s0]->part == best[k]->part;
+      if (!seen) starts.push_back(k);
+      if (starts.size() == kStarts) break;
+    }
+    LayerSolution top = out;
+    for (auto k : starts) {
+      LayerSolution run = out;
+      run.scheme = best[k];
+      run.score = best_score[k];
+      detail::descend_partition(o, opt, pairs, run);
+      out.stats = run.stats;
+      if (better(run.score, top.score, opt.goal)) top.scheme = run.scheme, top.score = run.score;
+    }
+    out.scheme = top.scheme;
+    out.score = top.score;
+  }
+  if (out.scheme && opt.blocking_steps > 0) detail::descend_blocking(o, opt, out);
+  if (!out.scheme && opt.fallback) {
+    const auto ex = search_exhaustive(o, {opt.goal, opt.num_threads});
+    out.scheme = ex.scheme;
+    out.score = ex.score;
+    out.stats.evaluated += ex.evaluated;
+    out.stats.fell_back = true;
+  }
+  return out;
+}
+
+}  // namespace kapla::search::directive

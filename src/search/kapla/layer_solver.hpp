@@ -1,0 +1,55 @@
+// KAPLA's intra-layer solver (kapla-spec.md §3, Algorithm 1), in the canonical coordinates of
+// canonical.hpp: for each of the 36 loop-order pairs, bottom-up: PE-array stacking, REGF
+// tensor, node stacking (the partition), GBUF tensor, top factors; each candidate is priced
+// by the one cost model and the best is kept. Falls back to the exhaustive directive search
+// when no order pair yields a valid scheme.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "search/kapla/layer_oracle.hpp"
+
+namespace kapla::search::directive {
+
+struct SolverOptions {
+  model::Goal goal = model::Goal::Energy;
+  int num_threads = 1;      // OpenMP over the 36 order pairs; the result does not depend on it
+  bool fallback = true;     // exhaustive directive search when the greedy finds nothing
+  int refine_steps = 8;     // greedy descent steps over the node partition (0 = off)
+  int blocking_steps = 16;  // greedy descent steps over the blocking factors (0 = off)
+};
+
+struct SolveStats {
+  std::int64_t order_pairs = 0;      // order pairs tried
+  std::int64_t capacity_fail = 0;    // unit tensors overflow (§3.2 c)
+  std::int64_t constraint_fail = 0;  // top factors cannot meet the constraint
+  std::int64_t invalid = 0;          // rejected by the cost model
+  std::int64_t evaluated = 0;        // cost-model evaluations
+  bool fell_back = false;
+};
+
+struct LayerSolution {
+  std::optional<CanonicalScheme> scheme;  // empty: nothing valid found
+  Score score;                            // the one cost model's numbers for `scheme`
+  SolveStats stats;
+};
+
+/// What the greedy decided on the way to one candidate (for tests and diagnostics).
+struct CandidateTrace {
+  std::int64_t want_repl_ifm = 1;               // PE stacking on input channels
+  PerLoopDim<std::int64_t> whole_regf{};        // REGF factors on the whole layer
+  PerParallelDim<PhyDim2> want_part{};          // node stacking per parallelism kind
+  bool reserved_nodes = false;                  // bottom-up left nodes idle: redone top-first
+};
+
+/// The greedy's candidates for one order pair (exposed for tests): one per partition of B's
+/// list nearest to the greedy node stacking; empty if the greedy fails for this pair.
+std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLoopDim<int>& ord_gbuf,
+                                               const PerLoopDim<int>& ord_regf, SolveStats& stats,
+                                               CandidateTrace* trace = nullptr);
+
+LayerSolution solve_layer(const LayerOracle& o, const SolverOptions& opt);
+
+}  // namespace kapla::search::directive

@@ -1,0 +1,127 @@
+// Shared steps of K's greedy (see solver_steps.hpp).
+#include "search/kapla/solver_steps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/errors.hpp"
+
+namespace kapla::search::directive::detail {
+
+DataTotals data_totals(const model::Layer& layer, std::int64_t batch) {
+  DataTotals t{};
+  t[DataCategory::Fil] = static_cast<double>(layer.total_filter_size());
+  t[DataCategory::Ifm] = static_cast<double>(layer.total_ifmap_size(batch));
+  t[DataCategory::Ofm] = static_cast<double>(layer.total_ofmap_size(batch));
+  return t;
+}
+
+// Index of the nest whose input-channel replication is the largest not above `want_ifm`
+// (first such in the map strategy's order), else 0.
+int pick_nest(const std::vector<NodeNest>& nests, std::int64_t want_ifm) {
+  int best = 0;
+  std::int64_t best_r = 0;
+  for (std::size_t i = 0; i < nests.size(); ++i) {
+    const auto r = nests[i].repl_ifm;
+    if (r <= want_ifm && r > best_r) best = static_cast<int>(i), best_r = r;
+  }
+  return best;
+}
+
+double log_gap(std::int64_t a, std::int64_t b) {
+  return std::fabs(std::log2(static_cast<double>(a)) - std::log2(static_cast<double>(b)));
+}
+
+// The partitions of B's list nearest to the wanted node stacking: first by the per-kind
+// sizes (sum of log2 gaps), then by the per-direction factors; up to kMaxSnap of them, in
+// B's order. Sizes decide the data split; the directions only the NoC distances, which the
+// cost model then prices.
+constexpr std::size_t kMaxSnap = 8;
+std::vector<std::size_t> snap_partitions(const std::vector<mapping::PartitionScheme>& parts,
+                                         const PerParallelDim<PhyDim2>& want) {
+  KAPLA_ASSERT(!parts.empty(), "snap_partitions: B's partition list is empty");
+  double best_size = std::numeric_limits<double>::infinity();
+  std::vector<double> size_gap(parts.size()), dir_gap(parts.size());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    double gs = 0, gd = 0;
+    for (auto p : all_values<ParallelDim>()) {
+      gs += log_gap(parts[i].pdims[p].size(), want[p].size());
+      gd += log_gap(parts[i].pdims[p].h, want[p].h) + log_gap(parts[i].pdims[p].w, want[p].w);
+    }
+    size_gap[i] = gs;
+    dir_gap[i] = gd;
+    best_size = std::min(best_size, gs);
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < parts.size() && out.size() < kMaxSnap; ++i)
+    if (size_gap[i] <= best_size + 1e-9) out.push_back(i);
+  // The per-direction nearest, if the size criterion did not already include it.
+  std::size_t bd = 0;
+  for (std::size_t i = 1; i < parts.size(); ++i)
+    if (dir_gap[i] < dir_gap[bd] - 1e-12) bd = i;
+  if (std::find(out.begin(), out.end(), bd) == out.end()) out.push_back(bd);
+  return out;
+}
+
+// Steps (5)-(6) on one partition: the nest with the chosen PE replication, REGF tensor,
+// GBUF tensor and top factors with the cost model's capacities and the constraint.
+std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o, const mapping::PartitionScheme& part,
+                                                std::int64_t repl_ifm, const PerLoopDim<int>& ord_gbuf,
+                                                const PerLoopDim<int>& ord_regf, const DataTotals& totals,
+                                                SolveStats& stats, int forced_nest) {
+  const auto top = o.top_constraint();
+  const auto nests = o.nests(part);
+  if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
+  const int ni = forced_nest >= 0 ? forced_nest : pick_nest(nests, repl_ifm);
+  const NodeNest& n = nests[static_cast<std::size_t>(ni)];
+  const auto cap = o.capacity(part, ni);
+  PerLoopDim<std::int64_t> inner{};
+  for (auto l : all_values<LoopDim>()) {
+    if (top[l] > 0 && n.loopcnt[l] % top[l] != 0) {
+      ++stats.constraint_fail;
+      return std::nullopt;
+    }
+    inner[l] = top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l];
+  }
+  const auto t2 = fill_tensor({{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
+                              [&](const PerLoopDim<std::int64_t>& t) {
+                                return regf_occupancy(n, t) <= cap.regf_words &&
+                                       gbuf_occupancy(n, t, cap.gbuf_share) <= cap.gbuf_words;
+                              });
+  if (!t2) {
+    ++stats.capacity_fail;
+    return std::nullopt;
+  }
+  const auto t2v = *t2;
+  PerLoopDim<std::int64_t> rem1{};
+  for (auto l : all_values<LoopDim>()) rem1[l] = inner[l] / t2v[l];
+  const auto t1 = fill_tensor({{1, 1, 1}}, rem1, ord_gbuf, n.data_loops, n.rw_data, totals,
+                              [&](const PerLoopDim<std::int64_t>& t) {
+                                PerLoopDim<std::int64_t> t12{};
+                                for (auto l : all_values<LoopDim>()) t12[l] = t[l] * t2v[l];
+                                return gbuf_occupancy(n, t12, cap.gbuf_share) <= cap.gbuf_words;
+                              });
+  if (!t1) {
+    ++stats.capacity_fail;
+    return std::nullopt;
+  }
+  CanonicalScheme s;
+  s.part = part;
+  s.nest_index = ni;
+  for (auto l : all_values<LoopDim>()) {
+    s.blocking.bl_ts[2][l] = t2v[l];
+    s.blocking.bl_ts[1][l] = (*t1)[l];
+    s.blocking.bl_ts[0][l] = n.loopcnt[l] / (t2v[l] * (*t1)[l]);
+  }
+  s.blocking.bl_ords = {ord_gbuf, ord_regf};
+  return s;
+}
+
+double size_gap(const mapping::PartitionScheme& a, const mapping::PartitionScheme& b) {
+  double g = 0;
+  for (auto p : all_values<ParallelDim>()) g += log_gap(a.pdims[p].size(), b.pdims[p].size());
+  return g;
+}
+
+}  // namespace kapla::search::directive::detail

@@ -1,0 +1,189 @@
+// K and S on the one cost model: directive validity = cost-model validity on random schemes;
+// reported numbers are the model's for the returned scheme; K never beats the exhaustive
+// optimum; S never beats B; same answers on 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/math.hpp"
+#include "cost/loop_blocking.hpp"
+#include "cost/loop_blocking_search.hpp"
+#include "search/kapla/layer_solver.hpp"
+#include "mapping/buffer_sharing_scheme.hpp"
+#include "mapping/data_layout_ops.hpp"
+#include "schedule/resource_builder.hpp"
+#include "search/directive_exhaustive.hpp"
+#include "search/kapla/cost_oracle.hpp"
+#include "search/kapla/exhaustive.hpp"
+#include "search/kapla_solver.hpp"
+
+namespace kapla::search {
+namespace {
+
+model::Hardware small_hw(PhyDim2 nodes, PhyDim2 pes, std::int64_t gbuf_bytes, std::int64_t regf_bytes) {
+  model::Hardware hw;
+  hw.name = "test";
+  hw.nodes = nodes;
+  hw.pe_array = pes;
+  hw.gbuf_bytes = gbuf_bytes;
+  hw.regf_bytes = regf_bytes;
+  hw.word_bits = 16;
+  hw.array_bus_width_bits = 64;
+  hw.dram_bandwidth_bytes_per_cycle = 16;
+  hw.costs.idl_unit = 0.5;
+  return hw;
+}
+
+model::SearchOptions training_options() {
+  model::SearchOptions o;
+  o.hw_gbuf_sharing = true;
+  o.partition_hybrid = true;
+  o.partition_batch = true;
+  o.partition_ifmaps = true;
+  return o;
+}
+
+LayerProblem problem(const model::Layer& layer, std::int64_t batch, const model::Hardware& hw,
+                     model::SearchOptions opts = training_options()) {
+  LayerProblem p;
+  p.layer = layer;
+  p.batch = batch;
+  p.resource = schedule::build_resource(hw);
+  p.costs = hw.costs;
+  p.options = opts;
+  p.ifmap_layout = mapping::input_layouts(layer.nifm, layer.sifm, batch, p.resource.src_data_region,
+                                          opts)
+                       .front();
+  return p;
+}
+
+std::vector<std::pair<std::string, model::Layer>> small_layers() {
+  return {{"conv", model::make_conv(8, 16, {6, 6}, {3, 3})},
+          {"fc", model::make_fc(32, 24)},
+          {"pool", model::make_pooling(8, {4, 4}, {2, 2})},
+          {"dwconv", model::make_dwconv(8, {6, 6}, {3, 3})},
+          {"conv_back_w", model::make_conv_back_weight(16, 8, {8, 8}, {3, 3})}};
+}
+
+TEST(KaplaStrategies, DirectiveValidityAgreesWithTheCostModel) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  std::mt19937_64 rng(7);
+  int checked = 0, valid = 0;
+  for (const auto& [name, layer] : small_layers()) {
+    const auto p = problem(layer, 4, hw);
+    const directive::CostOracle o(p);
+    const auto orders = directive::loop_orders();
+    for (int trial = 0; trial < 300; ++trial) {
+      const auto& part = o.partitions()[rng() % o.partitions().size()];
+      const auto m = o.map(part);
+      const int ni = static_cast<int>(rng() % m.nlds.size());
+      const auto& nld = m.nlds[static_cast<std::size_t>(ni)];
+      cost::LoopBlocking b;
+      for (auto l : all_values<LoopDim>()) {
+        const auto fs = factorize(nld.loopcnt[l], 3);
+        const auto& f = fs[rng() % fs.size()];
+        for (std::size_t k = 0; k < 3; ++k) b.bl_ts[k][l] = f[k];
+      }
+      b.bl_ords = {orders[rng() % 6], orders[rng() % 6]};
+      const auto bs = mapping::make_bufshr_scheme(p.resource.proc_region, part, nld.data_loops);
+      const auto ev = cost::evaluate_loop_blocking(nld, b, p.resource, bs, p.options, p.costs);
+      const bool model_fits = ev.invalid != cost::InvalidReason::CapacityInitial &&
+                              ev.invalid != cost::InvalidReason::CapacityFinal;
+      directive::Blocking db{b.bl_ts, b.bl_ords};
+      const bool fast_fits = directive::fits(directive::node_nest(nld, layer), db, o.capacity(part, ni));
+      EXPECT_EQ(fast_fits, model_fits) << name << " trial " << trial;
+      ++checked;
+      valid += model_fits ? 1 : 0;
+    }
+  }
+  EXPECT_GT(valid, checked / 10);       // both outcomes are exercised
+  EXPECT_LT(valid, checked - checked / 10);
+}
+
+TEST(KaplaStrategies, ReportedCostIsTheModelsCostOfTheScheme) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  for (const auto& [name, layer] : small_layers()) {
+    const auto p = problem(layer, 4, hw);
+    const auto r = KaplaSolver().search(p, {});
+    ASSERT_EQ(r.size(), 1u) << name;
+    const directive::CostOracle o(p);
+    const auto again = o.schedule({r[0].part, r[0].nld_index, {r[0].tvals, r[0].orders}});
+    ASSERT_TRUE(again.has_value()) << name;
+    EXPECT_EQ(again->cost, r[0].cost) << name;
+    EXPECT_EQ(again->time, r[0].time) << name;
+  }
+}
+
+TEST(KaplaStrategies, KNeverBeatsTheExhaustiveOptimum) {
+  for (const auto& hw : {small_hw({2, 2}, {4, 4}, 1024, 32), small_hw({1, 2}, {4, 4}, 512, 16)}) {
+    for (const auto& [name, layer] : small_layers()) {
+      const auto p = problem(layer, 4, hw);
+      const auto k = KaplaSolver().search(p, {});
+      const auto s = DirectiveExhaustive().search(p, {});
+      ASSERT_EQ(s.size(), 1u) << name;
+      ASSERT_EQ(k.size(), 1u) << name;
+      EXPECT_GE(k[0].cost, s[0].cost) << name;
+    }
+  }
+}
+
+TEST(KaplaStrategies, SameAnswersOnOneAndTwoThreads) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  for (const auto& [name, layer] : small_layers()) {
+    const auto p = problem(layer, 4, hw);
+    const KaplaSolver k;
+    const DirectiveExhaustive s;
+    const auto k1 = k.search(p, {1}), k2 = k.search(p, {2});
+    const auto s1 = s.search(p, {1}), s2 = s.search(p, {2});
+    ASSERT_EQ(k1.size(), k2.size());
+    ASSERT_EQ(s1.size(), s2.size());
+    if (!k1.empty()) {
+      EXPECT_EQ(k1[0].part, k2[0].part);
+      EXPECT_EQ(k1[0].tvals, k2[0].tvals);
+      EXPECT_EQ(k1[0].orders, k2[0].orders);
+      EXPECT_EQ(k1[0].cost, k2[0].cost);
+    }
+    if (!s1.empty()) {
+      EXPECT_EQ(s1[0].part, s2[0].part);
+      EXPECT_EQ(s1[0].tvals, s2[0].tvals);
+      EXPECT_EQ(s1[0].cost, s2[0].cost);
+    }
+  }
+}
+
+// Why "K never below B" is not a theorem under the KAPLA cost variant: B's loop-blocking search
+// prunes with skip_conv, which assumes that moving the REGF-level factor of the GBUF level's
+// innermost loop up one level never hurts; the fork's regf_reusable refetch rule breaks that.
+// On VGG-16 conv2 (cloud hardware, batch 64) K's blocking has a lower access cost than the
+// best B finds on the same partition and nest.
+TEST(KaplaStrategies, BsSkipRulesAreNotExactUnderTheKaplaVariant) {
+  model::Hardware hw = small_hw({16, 16}, {8, 8}, 32768, 64);
+  hw.array_bus_width_bits = 128;
+  hw.dram_bandwidth_bytes_per_cycle = 51.2;
+  const auto p = problem(model::make_conv(64, 64, {224, 224}, {3, 3}), 64, hw);
+  const directive::CostOracle o(p);
+  const auto sol = directive::solve_layer(o, {});
+  ASSERT_TRUE(sol.scheme.has_value());
+  const auto k = o.schedule(*sol.scheme);
+  const auto m = o.map(sol.scheme->part);
+  const auto& nld = m.nlds[static_cast<std::size_t>(sol.scheme->nest_index)];
+  const auto bs = mapping::make_bufshr_scheme(p.resource.proc_region, sol.scheme->part, nld.data_loops);
+  const auto b = cost::search_loop_blocking(nld, p.resource, bs, p.constraint.top_blocking(), p.options, p.costs);
+  ASSERT_FALSE(b.empty());
+  cost::LoopBlocking kb{sol.scheme->blocking.bl_ts, sol.scheme->blocking.bl_ords};
+  EXPECT_TRUE(cost::skip_conv(kb));                 // B never evaluates K's blocking ...
+  EXPECT_LT(k->cost_access, b[0].access_cost);      // ... although it is cheaper
+}
+
+TEST(KaplaStrategies, DirectivesOfAScheduledLayerPrint) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  const auto p = problem(model::make_conv(8, 16, {6, 6}, {3, 3}), 4, hw);
+  const auto r = KaplaSolver().search(p, {});
+  ASSERT_EQ(r.size(), 1u);
+  const auto txt = directive::format_directives(directives_of(p, r[0], "conv"));
+  EXPECT_NE(txt.find("GBUF"), std::string::npos);
+  EXPECT_NE(txt.find("(Yi+=1, Yo+=1"), std::string::npos);  // row-stationary base stack
+}
+
+}  // namespace
+}  // namespace kapla::search

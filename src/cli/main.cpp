@@ -1,7 +1,63 @@
-// kapla command-line entry point.
+// kapla command-line entry point: global options, one registration line per subcommand, and
+// the mapping of errors to exit codes (house-style §3.6): bad input 1, bug 3.
+#include <exception>
 #include <iostream>
+#include <string>
 
-int main() {
-  std::cout << "kapla " << KAPLA_VERSION << "\n";
-  return 0;
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/context.hpp"
+#include "core/errors.hpp"
+
+namespace {
+
+// Messages are one line by construction; this keeps a stray newline from breaking that promise.
+std::string one_line(std::string message) {
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return message;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace kapla;
+  CLI::App app{"kapla: energy- and time-optimal dataflow schedules for NN accelerators", "kapla"};
+  // Global options may follow the subcommand ("kapla list networks --data-dir DIR").
+  app.fallthrough();
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("kapla ") + KAPLA_VERSION);
+  cli::Context ctx;
+  app.add_option("--data-dir", ctx.data_dir,
+                 "Data directory with networks/ and hardware/ (default: $KAPLA_DATA_DIR, else "
+                 "the data/ of the source tree)");
+
+  cli::register_list(app, ctx);
+  cli::register_show(app, ctx);
+  cli::register_validate(app, ctx);
+  cli::register_sweep(app, ctx);
+  cli::register_results(app, ctx);
+  cli::register_merge(app, ctx);
+  cli::register_schedule(app, ctx);
+  cli::register_check_golden(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "error: " << one_line(e.what()) << " (run 'kapla --help' for usage)\n";
+    return 1;
+  } catch (const InputError& e) {
+    std::cerr << "error: " << one_line(e.what()) << "\n";
+    return 1;
+  } catch (const InternalError& e) {
+    std::cerr << "internal error: " << one_line(e.what()) << " (please report)\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << one_line(e.what()) << " (please report)\n";
+    return 3;
+  }
+  return ctx.exit_code;
 }

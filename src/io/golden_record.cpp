@@ -183,6 +183,38 @@ FixedScheme parse_fixed_scheme(const json& j) {
   return s;
 }
 
+mapping::NodeRegion parse_region_list(const json& j) {
+  mapping::NodeRegion r;
+  r.dim = dim2(j.at(0));
+  r.origin = dim2(j.at(1));
+  r.dist = dim2(j.at(2));
+  r.type = j.at(3).get<int>() == 0 ? mapping::RegionType::Proc : mapping::RegionType::Dram;
+  r.wtot = j.at(4).get<std::int64_t>();
+  r.wbeg = j.at(5).get<std::int64_t>();
+  return r;
+}
+
+NetworkRunInputs parse_network_run(const json& record) {
+  const json& res = record.at("result");
+  NetworkRunInputs in;
+  in.net = record.at("net").get<std::string>();
+  in.batch = res.at("batch").get<std::int64_t>();
+  const json& r = res.at("resource");
+  in.resource.proc_region = parse_region_list(r.at("proc_region"));
+  in.resource.dram_region = parse_region_list(r.at("dram_region"));
+  in.resource.src_data_region = parse_region_list(r.at("src_data_region"));
+  in.resource.dst_data_region = parse_region_list(r.at("dst_data_region"));
+  in.resource.dim_array = dim2(r.at("dim_array"));
+  in.resource.size_gbuf = r.at("size_gbuf").get<std::int64_t>();
+  in.resource.size_regf = r.at("size_regf").get<std::int64_t>();
+  in.resource.array_bus_width = to_double(r.at("array_bus_width"));
+  in.resource.dram_bandwidth = to_double(r.at("dram_bandwidth"));
+  in.resource.no_time_mux = r.at("no_time_mux").get<bool>();
+  in.cost = parse_cost(res.at("cost"));
+  in.options = parse_options(res.at("options"), record.at("model").get<std::string>());
+  return in;
+}
+
 std::vector<json> read_jsonl(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("golden: cannot open " + path);

@@ -45,6 +45,19 @@ FixedScheme parse_fixed_scheme(const nlohmann::json& j);
 /// The cost-model variant of a record's "model" field ("kapla-fork@..." -> Kapla).
 model::CostModelVariant variant_of(const std::string& model_field);
 
+/// The inputs of a network_run record (kind "network_run", status "ok"), read from the tool's
+/// printed result: namedtuple Resource with list-form NodeRegions, Cost, Option.
+struct NetworkRunInputs {
+  std::string net;
+  std::int64_t batch = 0;
+  mapping::Resource resource;
+  model::UnitCosts cost;
+  model::SearchOptions options;
+};
+NetworkRunInputs parse_network_run(const nlohmann::json& record);
+/// A NodeRegion in the reference tool's list form [dim, origin, dist, type, wtot, wbeg].
+mapping::NodeRegion parse_region_list(const nlohmann::json& j);
+
 /// Reads every record of a .jsonl file.
 std::vector<nlohmann::json> read_jsonl(const std::string& path);
 

@@ -1,0 +1,83 @@
+// `kapla check-golden FILE.jsonl [...]`: re-evaluates (scheme_eval) or re-searches
+// (layer_schedule, network_run) every golden record and compares with the reference's
+// numbers (tests/data/golden/README.md "How to compare": 1e-9 relative; goals d and ed
+// "never worse"). One line per mismatch, then "N passed, M failed" and the largest relative
+// error; exit 0 only if everything passed.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+#include "cli/golden_checks.hpp"
+#include "io/catalog.hpp"
+#include "io/golden_record.hpp"
+
+namespace kapla::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> files;
+  int threads = 1;
+  std::string only_kind;
+};
+
+void run_check(const CheckArgs& a, Context& ctx) {
+  const io::Catalog catalog(ctx.resolved_data_dir());
+  const NetworkLoader loader = [&catalog](const std::string& name) {
+    return catalog.load_network(name);
+  };
+  std::size_t passed = 0;
+  std::size_t failed = 0;
+  std::size_t skipped = 0;
+  double max_err = 0;
+  for (const auto& file : a.files) {
+    std::vector<nlohmann::json> recs;
+    try {
+      recs = io::golden::read_jsonl(file);
+    } catch (const std::exception& e) {
+      throw InputError(file + ": " + e.what());
+    }
+    for (const auto& rec : recs) {
+      const std::string kind = rec.value("kind", std::string());
+      if (!a.only_kind.empty() && kind != a.only_kind) continue;
+      GoldenCheck c = check_golden_record(rec, a.threads, loader);
+      max_err = std::max(max_err, c.max_rel_err);
+      if (c.skipped) {
+        ++skipped;
+        continue;
+      }
+      if (c.mismatch.empty()) {
+        ++passed;
+      } else {
+        ++failed;
+        std::cout << c.mismatch << "\n";
+      }
+    }
+  }
+  std::cout << passed << " passed, " << failed << " failed";
+  if (skipped) std::cout << " (" << skipped << " skipped: no reference result)";
+  std::cout << ", largest relative error " << max_err << "\n";
+  if (failed > 0) ctx.exit_code = 1;
+}
+
+}  // namespace
+
+void register_check_golden(CLI::App& app, Context& ctx) {
+  auto a = std::make_shared<CheckArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "check-golden", "Re-evaluate golden parity records (scheme_eval, layer_schedule, network_run)");
+  sub->add_option("files", a->files, "Golden .jsonl files")->required();
+  sub->add_option("--threads", a->threads, "OpenMP threads per layer search");
+  sub->add_option("--kind", a->only_kind, "Only records of this kind");
+  sub->callback([a, &ctx] { run_check(*a, ctx); });
+}
+
+}  // namespace kapla::cli

@@ -1,0 +1,517 @@
+// `kapla schedule`: the whole-network search (strategy B, nn_dataflow's search) on a network
+// and a hardware preset/file or the reference CLI's hardware flags; prints totals and a
+// per-layer table, optionally writes the reference's JSON keys. Exit 2 when nothing fits.
+// Spec: nn_dataflow-spec.md §10 (options, defaults, JSON output); kapla-spec.md §7.2 (presets).
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+#include "io/catalog.hpp"
+#include "model/options.hpp"
+#include "schedule/network_search.hpp"
+#include "schedule/resource_builder.hpp"
+#include "search/guided.hpp"
+#include "search/random_sampling.hpp"
+#include "search/strategy.hpp"
+
+namespace kapla::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct ScheduleArgs {
+  std::string network;
+  std::string hardware;
+  std::int64_t batch = 0;
+  std::string strategy = "exhaustive";
+  std::string json_out;
+  std::string options_preset;
+  std::string cost_model = "kapla";
+  int threads = 1;
+  // Sampling strategies (random R, guided M): per-layer budget and seed.
+  std::uint64_t seed = 1;
+  std::int64_t budget = 1000;
+  double budget_seconds = 0;
+  std::int64_t victory = 0;
+  bool surrogate = false;
+  // The reference CLI's hardware flags (used without --hardware).
+  std::vector<std::int64_t> nodes;
+  std::vector<std::int64_t> array;
+  std::int64_t regf = 0;
+  std::int64_t gbuf = 0;
+  std::int64_t word = 16;
+  std::int64_t bus_width = 0;
+  double dram_bw = std::numeric_limits<double>::infinity();
+  std::optional<double> op_cost;
+  std::vector<double> hier_cost;
+  std::optional<double> hop_cost;
+  std::optional<double> unit_idle_cost;
+  std::string mem_type = "2D";
+  // Option flags.
+  std::vector<std::string> disable_bypass;
+  bool disable_bypass_given = false;
+  bool solve_loopblocking = false;
+  bool access_forwarding = false;
+  bool gbuf_sharing = false;
+  bool save_writeback = false;
+  bool disable_interlayer_opt = false;
+  bool hybrid = false;
+  bool batch_part = false;
+  bool ifmaps_part = false;
+  bool interlayer = false;
+  std::optional<double> time_overhead;
+  std::optional<double> max_degree;
+  std::string goal;
+  std::optional<int> top;
+};
+
+// kapla-spec §7.2: option_inference.json / option_training.json.
+model::SearchOptions preset_options(const std::string& name) {
+  model::SearchOptions o;
+  o.sw_gbuf_bypass = {{false, false, false}};
+  o.hw_gbuf_sharing = true;
+  o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
+  o.layer_pipeline_time_ovhd = 1e10;
+  o.layer_pipeline_opt = true;
+  o.opt_goal = model::Goal::Energy;
+  o.ntops = 1;
+  if (name == "inference") {
+    o.hw_gbuf_save_writeback = true;
+    o.partition_interlayer = true;
+    o.layer_pipeline_max_degree = 5;
+  } else if (name == "training") {
+    o.layer_pipeline_max_degree = 1e10;
+  } else {
+    throw InternalError("preset_options: unknown preset");
+  }
+  return o;
+}
+
+double json_number(const json& j, const std::string& key) {
+  if (j.is_string()) {
+    const auto s = j.get<std::string>();
+    if (s == "inf" || s == "Infinity") return std::numeric_limits<double>::infinity();
+    throw InputError("options: " + key + ": expected a number, got \"" + s + "\"");
+  }
+  if (!j.is_number()) throw InputError("options: " + key + ": expected a number");
+  return j.get<double>();
+}
+
+// A KAPLA options file (options/*.json, kapla-spec §7.2); unknown keys are errors.
+model::SearchOptions load_options_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open options file");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    throw InputError(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+  if (!doc.is_object()) throw InputError(path + ": expected an object");
+  model::SearchOptions o;
+  o.sw_gbuf_bypass = {{true, true, true}};
+  for (const auto& [key, v] : doc.items()) {
+    const std::string where = path + ": " + key;
+    auto as_bool = [&]() {
+      if (!v.is_boolean()) throw InputError(where + ": expected true or false");
+      return v.get<bool>();
+    };
+    if (key == "sw_gbuf_bypass") {
+      if (!v.is_array() || v.size() != 3) throw InputError(where + ": expected 3 booleans");
+      for (std::size_t i = 0; i < 3; ++i) o.sw_gbuf_bypass.values[i] = v[i].get<bool>();
+    } else if (key == "sw_solve_loopblocking") {
+      o.sw_solve_loopblocking = as_bool();
+    } else if (key == "hw_access_forwarding") {
+      o.hw_access_forwarding = as_bool();
+    } else if (key == "hw_gbuf_sharing") {
+      o.hw_gbuf_sharing = as_bool();
+    } else if (key == "hw_gbuf_save_writeback") {
+      o.hw_gbuf_save_writeback = as_bool();
+    } else if (key == "partition_hybrid") {
+      o.partition_hybrid = as_bool();
+    } else if (key == "partition_batch") {
+      o.partition_batch = as_bool();
+    } else if (key == "partition_ifmaps") {
+      o.partition_ifmaps = as_bool();
+    } else if (key == "partition_interlayer") {
+      o.partition_interlayer = as_bool();
+    } else if (key == "layer_pipeline_time_ovhd") {
+      o.layer_pipeline_time_ovhd = json_number(v, key);
+    } else if (key == "layer_pipeline_max_degree") {
+      o.layer_pipeline_max_degree = json_number(v, key);
+    } else if (key == "layer_pipeline_opt") {
+      o.layer_pipeline_opt = as_bool();
+    } else if (key == "opt_goal") {
+      o.opt_goal = model::parse_goal(v.get<std::string>());
+    } else if (key == "ntops") {
+      o.ntops = v.get<int>();
+    } else if (key == "nprocesses" || key == "verbose") {
+      // No numeric effect (the reference's process count and progress output).
+    } else {
+      throw InputError(where + ": unknown key");
+    }
+  }
+  return o;
+}
+
+json region_json(const mapping::NodeRegion& r) {
+  return json::array({json::array({r.dim.h, r.dim.w}), json::array({r.origin.h, r.origin.w}),
+                      json::array({r.dist.h, r.dist.w}),
+                      static_cast<int>(r.type), r.effective_wtot(),
+                      r.effective_wbeg()});
+}
+
+json part_json(const mapping::PartitionScheme& p) {
+  json order = json::array();
+  for (auto pe : p.order) order.push_back(static_cast<int>(pe));
+  json pdims = json::array();
+  for (const auto& d : p.pdims) pdims.push_back(json::array({d.h, d.w}));
+  return json::array({order, pdims});
+}
+
+json layout_json(const mapping::DataLayout& l) {
+  json frngs = json::array();
+  json regions = json::array();
+  json parts = json::array();
+  for (std::size_t i = 0; i < l.frngs.size(); ++i) {
+    const auto& f = l.frngs[i];
+    frngs.push_back(json::array({json(f.beg), json(f.end)}));
+    regions.push_back(region_json(l.regions[i]));
+    parts.push_back(part_json(l.parts[i]));
+  }
+  return json::array({frngs, regions, parts});
+}
+
+json number(double v) {
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (std::isnan(v)) return "NaN";
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<std::int64_t>(v);
+  return v;
+}
+
+template <class E>
+json per(const EnumArray<E, double>& a) {
+  json out = json::array();
+  for (double v : a) out.push_back(number(v));
+  return out;
+}
+
+json scheme_json(const search::LayerSchedule& s) {
+  json j = json::object();
+  j["cost"] = s.cost;
+  j["time"] = number(s.time);
+  j["ops"] = number(s.ops);
+  j["num_nodes"] = s.num_nodes;
+  j["is_dram"] = json::array({s.is_dram[0], s.is_dram[1]});
+  j["cost_op"] = s.cost_op;
+  j["cost_access"] = s.cost_access;
+  j["cost_noc"] = s.cost_noc;
+  j["cost_static"] = s.cost_static;
+  j["proc_time"] = number(s.proc_time);
+  j["bus_time"] = number(s.bus_time);
+  j["dram_time"] = number(s.dram_time);
+  json access = json::array();
+  for (const auto& a : s.access) access.push_back(per(a));
+  j["access"] = access;
+  j["remote_gbuf_access"] = per(s.remote_gbuf_access);
+  j["total_nhops"] = per(s.total_nhops);
+  json fetch = json::array();
+  for (const auto& f : s.fetch) fetch.push_back(per(f));
+  j["fetch"] = fetch;
+  for (auto [key, loop] : {std::pair{"ti", LoopDim::Ifm}, std::pair{"to", LoopDim::Ofm},
+                           std::pair{"tb", LoopDim::Bat}}) {
+    json t = json::array();
+    for (const auto& lvl : s.tvals) t.push_back(lvl[loop]);
+    j[key] = t;
+  }
+  json tvals = json::array();
+  for (const auto& lvl : s.tvals) tvals.push_back(json(lvl.values));
+  j["tvals"] = tvals;
+  json orders = json::array();
+  for (const auto& lvl : s.orders) orders.push_back(json(lvl.values));
+  j["orders"] = orders;
+  j["part"] = part_json(s.part);
+  j["mem_nhops"] = per(s.mem_nhops);
+  j["node_nhops"] = per(s.node_nhops);
+  j["unit_nhops"] = per(s.unit_nhops);
+  return j;
+}
+
+model::Hardware hardware_from_flags(const ScheduleArgs& a) {
+  if (a.nodes.size() != 2 || a.array.size() != 2 || a.regf <= 0 || a.gbuf <= 0) {
+    throw InputError(
+        "hardware: give --hardware NAME|FILE, or --nodes H W --array H W --regf BYTES --gbuf BYTES");
+  }
+  model::Hardware hw;
+  hw.name = "cli";
+  hw.source = "command line";
+  hw.nodes = {a.nodes[0], a.nodes[1]};
+  hw.pe_array = {a.array[0], a.array[1]};
+  hw.regf_bytes = a.regf;
+  hw.gbuf_bytes = a.gbuf;
+  hw.word_bits = a.word;
+  hw.array_bus_width_bits = a.bus_width;
+  hw.dram_bandwidth_bytes_per_cycle = a.dram_bw;
+  if (a.mem_type == "2D") {
+    hw.mem_type = model::MemoryType::TwoD;
+  } else if (a.mem_type == "3D") {
+    hw.mem_type = model::MemoryType::ThreeD;
+  } else {
+    throw InputError("--mem-type: must be 2D or 3D, got '" + a.mem_type + "'");
+  }
+  model::validate(hw);
+  return hw;
+}
+
+void apply_cost_flags(const ScheduleArgs& a, model::UnitCosts& c) {
+  if (a.op_cost) c.mac_op = *a.op_cost;
+  if (!a.hier_cost.empty()) {
+    if (a.hier_cost.size() != 4) throw InputError("--hier-cost: needs 4 values (DRAM GBUF ITCN REGF)");
+    for (std::size_t i = 0; i < 4; ++i) c.mem_hier.values[i] = a.hier_cost[i];
+  }
+  if (a.hop_cost) c.noc_hop = *a.hop_cost;
+  if (a.unit_idle_cost) c.idl_unit = *a.unit_idle_cost;
+}
+
+model::SearchOptions build_options(const ScheduleArgs& a) {
+  model::SearchOptions o;
+  if (a.options_preset.empty()) {
+    // The reference CLI's defaults: bypass allowed for every category.
+    o.sw_gbuf_bypass = {{true, true, true}};
+  } else if (a.options_preset == "training" || a.options_preset == "inference") {
+    o = preset_options(a.options_preset);
+  } else {
+    o = load_options_file(a.options_preset);
+  }
+  if (a.disable_bypass_given) {
+    for (const auto& d : a.disable_bypass) {
+      if (d == "f") {
+        o.sw_gbuf_bypass[DataCategory::Fil] = false;
+      } else if (d == "i") {
+        o.sw_gbuf_bypass[DataCategory::Ifm] = false;
+      } else if (d == "o") {
+        o.sw_gbuf_bypass[DataCategory::Ofm] = false;
+      } else {
+        throw InputError("--disable-bypass: expected i, o or f, got '" + d + "'");
+      }
+    }
+  }
+  o.sw_solve_loopblocking |= a.solve_loopblocking;
+  o.hw_access_forwarding |= a.access_forwarding;
+  o.hw_gbuf_sharing |= a.gbuf_sharing;
+  o.hw_gbuf_save_writeback |= a.save_writeback;
+  if (a.disable_interlayer_opt) o.layer_pipeline_opt = false;
+  o.partition_hybrid |= a.hybrid;
+  o.partition_batch |= a.batch_part;
+  o.partition_ifmaps |= a.ifmaps_part;
+  o.partition_interlayer |= a.interlayer;
+  if (a.time_overhead) o.layer_pipeline_time_ovhd = *a.time_overhead;
+  if (a.max_degree) o.layer_pipeline_max_degree = *a.max_degree;
+  if (!a.goal.empty()) o.opt_goal = model::parse_goal(a.goal);
+  if (a.top) {
+    if (*a.top < 1) throw InputError("-t/--top: must be at least 1");
+    o.ntops = *a.top;
+  }
+  o.cost_model = model::parse_variant(a.cost_model);
+  model::validate(o);
+  return o;
+}
+
+void run_schedule(const ScheduleArgs& a, Context& ctx) {
+  const io::Catalog catalog(ctx.resolved_data_dir());
+  const model::Network net = catalog.load_network(a.network);
+  const model::Hardware hw = a.hardware.empty() ? hardware_from_flags(a) : catalog.load_hardware(a.hardware);
+  if (a.batch <= 0) throw InputError("--batch: must be positive");
+  if (a.threads < 1) throw InputError("--threads: must be at least 1");
+  const model::SearchOptions options = build_options(a);
+  model::UnitCosts costs = hw.costs;
+  apply_cost_flags(a, costs);
+
+  const auto strategy_name = search::canonical_strategy_name(a.strategy);
+  if (strategy_name != "exhaustive" && strategy_name != "random" && strategy_name != "guided") {
+    throw InputError("--strategy: '" + std::string(strategy_name) +
+                     "' has no network-level search in this build; use exhaustive (B), "
+                     "random (R) or guided (M)");
+  }
+  const search::SamplingBudget budget{a.seed, a.budget, a.budget_seconds};
+  std::unique_ptr<search::LayerStrategy> strategy;
+  if (strategy_name == "random") {
+    search::RandomSamplingOptions ro;
+    ro.budget = budget;
+    ro.victory_condition = a.victory;
+    strategy = std::make_unique<search::RandomSampling>(ro);
+  } else if (strategy_name == "guided") {
+    search::GuidedOptions mo;
+    mo.budget = budget;
+    mo.surrogate = a.surrogate;
+    strategy = std::make_unique<search::Guided>(mo);
+  } else {
+    strategy = search::make_layer_strategy(strategy_name);
+  }
+  const mapping::Resource resource = schedule::build_resource(hw);
+
+  schedule::NetworkSearchOptions nso;
+  nso.options = options;
+  nso.costs = costs;
+  nso.num_threads = a.threads;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto result = schedule::network_search(net, a.batch, resource, *strategy, nso);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (result.tops.empty()) {
+    std::cerr << "error: no valid schedule for " << net.name() << " on " << hw.name
+              << " (nothing fits)\n";
+    if (!a.json_out.empty()) {
+      std::ofstream(a.json_out) << "null\n";
+    }
+    ctx.exit_code = 2;
+    return;
+  }
+  const auto& best = result.tops.front();
+  const auto acc = best.total_accesses();
+  std::cout << std::setprecision(12);
+  std::cout << "network " << net.name() << ", batch " << a.batch << ", hardware " << hw.name
+            << ", strategy " << strategy_name << ", goal " << model::goal_name(options.opt_goal)
+            << ", cost model " << model::variant_name(options.cost_model) << "\n";
+  std::cout << "total_cost " << best.total_cost() << "\ntotal_time " << best.total_time()
+            << "\ntotal_ops " << best.total_ops() << "\ntotal_accesses";
+  for (double v : acc) std::cout << ' ' << v;
+  std::cout << "\ntotal_noc_hops " << best.total_noc_hops() << "\nsearch_seconds " << seconds
+            << "\nlayer_searches " << result.stats.layer_searches << " (cache hits "
+            << result.stats.cache_hits << ")\n\n";
+  std::cout << std::left << std::setw(28) << "layer" << std::right << std::setw(18) << "cost"
+            << std::setw(14) << "time" << std::setw(7) << "nodes" << "  seq\n";
+  for (std::size_t l : best.order()) {
+    const auto* s = best.get(l);
+    std::cout << std::left << std::setw(28) << net.layer_name(l) << std::right << std::setw(18)
+              << s->cost << std::setw(14) << s->time << std::setw(7) << s->num_nodes << "  "
+              << s->sched_seq[0] << ',' << s->sched_seq[1] << ',' << s->sched_seq[2] << "\n";
+  }
+
+  if (!a.json_out.empty()) {
+    json out = json::object();
+    out["net"] = net.name();
+    out["batch"] = a.batch;
+    out["cost_model"] = std::string(model::variant_name(options.cost_model));
+    out["strategy"] = std::string(strategy_name);
+    if (strategy_name == "random" || strategy_name == "guided") {
+      out["seed"] = a.seed;
+      out["budget"] = a.budget;
+    }
+    out["total_cost"] = best.total_cost();
+    out["total_time"] = number(best.total_time());
+    out["total_ops"] = number(best.total_ops());
+    out["total_accesses"] = per(acc);
+    out["total_noc_hops"] = number(best.total_noc_hops());
+    double access_cost = 0;
+    for (auto m : all_values<MemLevel>()) access_cost += acc[m] * costs.mem_hier[m];
+    out["total_op_cost"] = best.total_ops() * costs.mac_op;
+    out["total_access_cost"] = access_cost;
+    out["total_noc_cost"] = best.total_noc_hops() * costs.noc_hop;
+    out["total_static_cost"] = best.total_time() * costs.idl_unit;
+    json pes = json::object();
+    json bw = json::object();
+    json scheds = json::object();
+    for (std::size_t l : best.order()) {
+      const auto* s = best.get(l);
+      pes[net.layer_name(l)] = s->ops / s->proc_time / static_cast<double>(s->num_nodes);
+      bw[net.layer_name(l)] = s->total_accesses()[MemLevel::Dram] / s->time;
+      scheds[net.layer_name(l)] =
+          json::array({scheme_json(*s), layout_json(s->ofmap_layout), json(s->sched_seq)});
+    }
+    out["active_node_pes"] = pes;
+    out["dram_bandwidth"] = bw;
+    json seg_time = json::array();
+    json seg_dram = json::array();
+    for (const auto& t : best.segment_timings()) {
+      seg_time.push_back(number(t.time()));
+      seg_dram.push_back(number(t.dram_time()));
+    }
+    out["segment_time"] = seg_time;
+    out["segment_dram_time"] = seg_dram;
+    out["input_layout"] = layout_json(best.input_layout());
+    json ext = json::object();
+    for (std::size_t i = 0; i < net.externals().size(); ++i) {
+      ext[net.externals()[i].name] = layout_json(best.ext_layouts()[i]);
+    }
+    out["ext_layout_dict"] = ext;
+    out["schedules"] = scheds;
+    out["search_seconds"] = seconds;
+    std::ofstream f(a.json_out);
+    if (!f) throw InputError("--json: cannot write " + a.json_out);
+    f << out.dump(2) << "\n";
+  }
+}
+
+}  // namespace
+
+void register_schedule(CLI::App& app, Context& ctx) {
+  auto a = std::make_shared<ScheduleArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "schedule", "Search the best whole-network schedule (nn_dataflow's search, strategy B)");
+  sub->add_option("--network", a->network, "Network name or file")->required();
+  sub->add_option("--hardware", a->hardware, "Hardware preset name or file (else the flags below)");
+  sub->add_option("--batch", a->batch, "Batch size")->required();
+  sub->add_option("--strategy", a->strategy, "Strategy name or letter (exhaustive = B)");
+  sub->add_option("--json", a->json_out, "Write the result as JSON to this file");
+  sub->add_option("--options", a->options_preset, "Option preset: training, inference, or a file");
+  sub->add_option("--cost-model", a->cost_model, "kapla (default) or tangram");
+  sub->add_option("--threads", a->threads, "OpenMP threads per layer search");
+  sub->add_option("--seed", a->seed, "Seed of random (R) and guided (M); per layer mixed with the layer");
+  sub->add_option("--budget", a->budget,
+                  "R/M: cost-model evaluations per layer search (0 = none; default 1000)");
+  sub->add_option("--budget-seconds", a->budget_seconds,
+                  "R/M: seconds per layer search (0 = none; not reproducible when hit)");
+  sub->add_option("--victory", a->victory,
+                  "R: stop after this many consecutive non-improving valid samples (0 = off)");
+  sub->add_flag("--surrogate", a->surrogate, "M: screen proposals with the ridge surrogate");
+  sub->add_option("--nodes", a->nodes, "Node array H W")->expected(2);
+  sub->add_option("--array", a->array, "PE array H W per node")->expected(2);
+  sub->add_option("--regf", a->regf, "REGF bytes per PE");
+  sub->add_option("--gbuf", a->gbuf, "GBUF bytes per node");
+  sub->add_option("--word", a->word, "Word size in bits (default 16)");
+  sub->add_option("--bus-width", a->bus_width, "Array bus width in bits (0 = unlimited)");
+  sub->add_option("--dram-bw", a->dram_bw, "DRAM bandwidth in bytes/cycle (default inf)");
+  sub->add_option("--op-cost", a->op_cost, "Energy per MAC");
+  sub->add_option("--hier-cost", a->hier_cost, "Energy per access: DRAM GBUF ITCN REGF")->expected(4);
+  sub->add_option("--hop-cost", a->hop_cost, "Energy per word per NoC hop");
+  sub->add_option("--unit-idle-cost", a->unit_idle_cost, "Static energy of all nodes per cycle");
+  sub->add_option("--mem-type", a->mem_type, "2D (corner DRAM) or 3D (stacked)");
+  CLI::Option* bypass_opt =
+      sub->add_option("--disable-bypass", a->disable_bypass, "Categories never bypassing GBUF: i o f")
+          ->expected(0, 3);
+  sub->add_flag("--solve-loopblocking", a->solve_loopblocking, "Analytical loop-blocking solver");
+  sub->add_flag("--enable-access-forwarding", a->access_forwarding, "Access forwarding");
+  sub->add_flag("--enable-gbuf-sharing", a->gbuf_sharing, "GBUF sharing");
+  sub->add_flag("--enable-save-writeback", a->save_writeback, "Temporal pipelining (save writeback)");
+  sub->add_flag("--disable-interlayer-opt,--basic-interlayer-partition", a->disable_interlayer_opt,
+                "Basic inter-layer pipelining");
+  sub->add_flag("--hybrid-partition,--hybrid-partition2d", a->hybrid, "Hybrid partitioning");
+  sub->add_flag("--batch-partition", a->batch_part, "Batch partitioning");
+  sub->add_flag("--ifmaps-partition,--ifmap-partition", a->ifmaps_part, "Input-channel partitioning");
+  sub->add_flag("--interlayer-partition,--inter-layer-partition", a->interlayer,
+                "Spatial inter-layer pipelining");
+  sub->add_option("--layer-pipeline-time-overhead", a->time_overhead, "Max segment time overhead");
+  sub->add_option("--layer-pipeline-max-degree", a->max_degree, "Max vertices per segment");
+  sub->add_option("-g,--goal", a->goal, "e, d or ed");
+  sub->add_option("-t,--top", a->top, "Beam width (ntops)");
+  sub->callback([a, bypass_opt, &ctx] {
+    a->disable_bypass_given = bypass_opt->count() > 0;
+    run_schedule(*a, ctx);
+  });
+}
+
+}  // namespace kapla::cli

@@ -1,0 +1,326 @@
+// Network-level beam search. Spec: nn_dataflow-spec.md §9.8.
+#include "schedule/network_search.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "core/errors.hpp"
+#include "mapping/data_layout_ops.hpp"
+#include "mapping/gen_partition.hpp"
+#include "mapping/partition.hpp"
+#include "schedule/pipeline_segment.hpp"
+#include "schedule/sched_dag.hpp"
+
+namespace kapla::schedule {
+
+namespace {
+
+using LayerResults = std::vector<std::shared_ptr<const search::LayerSchedule>>;
+
+mapping::FmapRange full_range(std::int64_t batch, std::int64_t nofm, PhyDim2 sofm) {
+  mapping::FmapRange r;
+  r.beg = {0, 0, 0, 0};
+  r.end = {batch, nofm, sofm.h, sofm.w};
+  return r;
+}
+
+// Stable sort by the goal key, keep the first ntops (Python sorted(...)[:ntops]).
+void keep_tops(std::vector<NetworkScheme>& v, model::Goal goal, int ntops) {
+  std::vector<std::pair<double, double>> keys;
+  keys.reserve(v.size());
+  for (const auto& s : v) {
+    const double c = s.total_cost();
+    const double t = s.total_time();
+    switch (goal) {
+      case model::Goal::Energy:
+        keys.emplace_back(c, t);
+        break;
+      case model::Goal::Delay:
+        keys.emplace_back(t, c);
+        break;
+      case model::Goal::EnergyDelay:
+        keys.emplace_back(c * t, 0.0);
+        break;
+    }
+  }
+  std::vector<std::size_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    return goal == model::Goal::EnergyDelay ? keys[a].first < keys[b].first : keys[a] < keys[b];
+  });
+  std::vector<NetworkScheme> out;
+  for (std::size_t i = 0; i < idx.size() && static_cast<int>(out.size()) < ntops; ++i) {
+    out.push_back(std::move(v[idx[i]]));
+  }
+  v = std::move(out);
+}
+
+class Searcher {
+ public:
+  Searcher(const model::Network& net, std::int64_t batch, const mapping::Resource& resource,
+           const search::LayerStrategy& strategy, const NetworkSearchOptions& opts)
+      : net_(net), batch_(batch), resource_(resource), strategy_(strategy), opts_(opts),
+        dag_(build_sched_dag(net)), ordered_(dag_.ordered_layers()),
+        use_frontier_(opts.constraint_frontier.value_or(opts.options.cost_model ==
+                                                        model::CostModelVariant::Tangram)) {
+    pos_.assign(net.size(), 0);
+    for (std::size_t i = 0; i < ordered_.size(); ++i) pos_[ordered_[i]] = i;
+  }
+
+  NetworkSearchResult run();
+
+ private:
+  std::vector<NetworkScheme> segment_search(const PipelineSegment& seg);
+  std::vector<NetworkScheme> layer_search(std::size_t layer, const mapping::Resource& resource,
+                                          const SegmentLayerConstraint& cstr, int sp, int tm,
+                                          const std::optional<mapping::NodeRegion>& fwd_region,
+                                          const std::vector<NetworkScheme>& prev);
+  LayerResults search_layer(const search::LayerProblem& problem);
+  /// Runs strategy.prepare_many on the problems (all threads) into the memo.
+  void prepare_all(const std::vector<search::LayerProblem>& problems);
+
+  const model::Network& net_;
+  std::int64_t batch_;
+  const mapping::Resource& resource_;
+  const search::LayerStrategy& strategy_;
+  const NetworkSearchOptions& opts_;
+  SchedDag dag_;
+  std::vector<std::size_t> ordered_;
+  std::vector<std::size_t> pos_;
+  bool use_frontier_;
+  std::vector<NetworkScheme> tops_none_;
+  std::vector<std::vector<NetworkScheme>> tops_;  // per position in ordered_
+  std::map<std::string, LayerResults> cache_;
+  search::SearchMemo memo_;
+  NetworkSearchStats stats_;
+};
+
+void Searcher::prepare_all(const std::vector<search::LayerProblem>& problems) {
+  search::SearchContext ctx;
+  ctx.num_threads = opts_.num_threads;
+  ctx.memo = &memo_;
+  strategy_.prepare_many(problems, ctx);
+}
+
+LayerResults Searcher::search_layer(const search::LayerProblem& problem) {
+  std::string key;
+  if (opts_.cache_layer_searches) {
+    key = search::problem_key(problem, true);
+    if (auto it = cache_.find(key); it != cache_.end()) {
+      ++stats_.cache_hits;
+      return it->second;
+    }
+  }
+  ++stats_.layer_searches;
+  search::SearchContext ctx;
+  ctx.num_threads = opts_.num_threads;
+  ctx.memo = &memo_;
+  auto found = strategy_.search(problem, ctx);
+  LayerResults out;
+  for (auto& r : found) out.push_back(std::make_shared<const search::LayerSchedule>(std::move(r)));
+  if (opts_.cache_layer_searches) cache_.emplace(std::move(key), out);
+  return out;
+}
+
+std::vector<NetworkScheme> Searcher::layer_search(
+    std::size_t layer, const mapping::Resource& resource, const SegmentLayerConstraint& cstr,
+    int sp, int tm, const std::optional<mapping::NodeRegion>& fwd_region,
+    const std::vector<NetworkScheme>& prev) {
+  std::vector<NetworkScheme> out;
+  search::LayerConstraint constraint;
+  constraint.topbat = cstr.topbat;
+  constraint.topifm = cstr.topifm;
+  constraint.topofm = cstr.topofm;
+  constraint.fbifm = cstr.fbifm;
+  constraint.fbofm = cstr.fbofm;
+  bool rule_pending = cstr.topofm_from_layer.has_value();
+  for (const auto& p : prev) {
+    search::LayerProblem problem;
+    problem.layer = net_.layer(layer);
+    problem.batch = batch_;
+    problem.resource = resource;
+    problem.ifmap_layout = p.fmap_layout(layer);
+    if (fwd_region) {
+      auto& ifl = problem.ifmap_layout;
+      for (std::size_t i = 0; i < ifl.frngs.size(); ++i) {
+        ifl.parts[i] = mapping::projection(ifl.parts[i], *fwd_region, true);
+        ifl.regions[i] = *fwd_region;
+      }
+    }
+    const int seg_idx = p.last_seg_idx() + ((sp == 0 && tm == 0) ? 1 : 0);
+    problem.sched_seq = {seg_idx, sp, tm};
+    // The lazy top-OFM rule is applied with the FIRST previous scheme only; the reference then
+    // clears it, so later schemes reuse that value (§11.15).
+    if (rule_pending) {
+      const auto* conv = p.get(*cstr.topofm_from_layer);
+      KAPLA_ASSERT(conv != nullptr, "lazy topofm rule: the conv layer is not scheduled");
+      constraint.topofm = conv->tvals[0][LoopDim::Ofm];
+      rule_pending = false;
+    }
+    problem.constraint = constraint;
+    problem.costs = opts_.costs;
+    problem.options = opts_.options;
+    const auto results = search_layer(problem);
+    for (const auto& r : results) {
+      NetworkScheme s = p;
+      if (r->sched_seq == problem.sched_seq) {
+        s.add(layer, r);
+      } else {
+        auto copy = std::make_shared<search::LayerSchedule>(*r);
+        copy->sched_seq = problem.sched_seq;
+        s.add(layer, std::move(copy));
+      }
+      out.push_back(std::move(s));
+    }
+  }
+  keep_tops(out, opts_.options.opt_goal, opts_.options.ntops);
+  return out;
+}
+
+std::vector<NetworkScheme> Searcher::segment_search(const PipelineSegment& seg) {
+  const std::size_t first = pos_[seg.first_layer()];
+  const auto& prev = first == 0 ? tops_none_ : tops_[first - 1];
+  if (prev.empty()) return {};
+  const double max_ovhd = opts_.options.layer_pipeline_time_ovhd;
+  std::vector<std::vector<std::int64_t>> frontier;
+  std::vector<NetworkScheme> out;
+  const auto constraints = seg.constraints(max_ovhd);
+  // Without the frontier every constraint is searched: prepare the layout-independent part of
+  // all (constraint, layer) problems in parallel first (not for layers whose constraint
+  // depends on an earlier layer's result).
+  if (opts_.num_threads > 1 && !use_frontier_ && seg.num_layers() > 1) {
+    std::vector<search::LayerProblem> problems;
+    std::set<std::string> keys;
+    for (const auto& c : constraints) {
+      for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+        for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+          const auto& lc = c.layers[sp][tm];
+          if (lc.topofm_from_layer) continue;
+          search::LayerProblem pr;
+          pr.layer = net_.layer(seg.layers()[sp][tm]);
+          pr.batch = batch_;
+          pr.resource = seg.allocation()[sp][tm];
+          pr.constraint = {lc.topbat, lc.topifm, lc.topofm, lc.fbifm, lc.fbofm};
+          pr.costs = opts_.costs;
+          pr.options = opts_.options;
+          if (keys.insert(search::problem_key(pr, false)).second) problems.push_back(std::move(pr));
+        }
+      }
+    }
+    prepare_all(problems);
+  }
+  for (const auto& c : constraints) {
+    if (use_frontier_) {
+      const bool dominated = std::any_of(frontier.begin(), frontier.end(), [&](const auto& fh) {
+        for (std::size_t i = 0; i < std::min(fh.size(), c.hints.size()); ++i) {
+          if (c.hints[i] < fh[i]) return false;
+        }
+        return true;
+      });
+      if (dominated) continue;
+    }
+    ++stats_.constraints_searched;
+    std::vector<NetworkScheme> cur = prev;
+    for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+      for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+        const SegIndex idx{static_cast<int>(sp), static_cast<int>(tm)};
+        cur = layer_search(seg.layers()[sp][tm], seg.allocation()[sp][tm], c.layers[sp][tm],
+                           idx.sp, idx.tm, seg.forward_region(idx), cur);
+      }
+    }
+    std::vector<NetworkScheme> ok;
+    for (auto& s : cur) {
+      const bool within = std::all_of(s.segment_timings().begin(), s.segment_timings().end(),
+                                      [&](const SegmentTiming& t) { return t.time_overhead() <= max_ovhd; });
+      if (within) ok.push_back(std::move(s));
+    }
+    if (!ok.empty() && std::find(frontier.begin(), frontier.end(), c.hints) == frontier.end()) {
+      frontier.push_back(c.hints);
+    }
+    for (auto& s : ok) out.push_back(std::move(s));
+  }
+  keep_tops(out, opts_.options.opt_goal, opts_.options.ntops);
+  return out;
+}
+
+NetworkSearchResult Searcher::run() {
+  const auto segments = gen_segments(dag_, net_, batch_, resource_, opts_.options);
+  std::vector<std::vector<const PipelineSegment*>> by_last(net_.size());
+  for (const auto& seg : segments) {
+    auto& lst = by_last[seg.last_layer()];
+    if (std::none_of(lst.begin(), lst.end(), [&](const PipelineSegment* s) { return *s == seg; })) {
+      lst.push_back(&seg);
+      ++stats_.segments;
+    }
+  }
+  // With several threads, run the layout-independent part of every single-layer problem up
+  // front, layers in parallel (one thread each); the beam search then reuses it (no numeric
+  // effect: the strategy's search() returns the same with or without it).
+  if (opts_.num_threads > 1) {
+    std::vector<search::LayerProblem> problems;
+    std::set<std::string> keys;
+    for (const auto& seg : segments) {
+      if (seg.num_layers() != 1) continue;
+      search::LayerProblem pr;
+      pr.layer = net_.layer(seg.first_layer());
+      pr.batch = batch_;
+      pr.resource = seg.allocation()[0][0];
+      pr.costs = opts_.costs;
+      pr.options = opts_.options;
+      if (keys.insert(search::problem_key(pr, false)).second) problems.push_back(std::move(pr));
+    }
+    prepare_all(problems);
+  }
+  for (auto& [in, ext] : input_layout_choices(net_, batch_, resource_, opts_.options)) {
+    tops_none_.emplace_back(net_, std::move(in), std::move(ext));
+  }
+  tops_.assign(ordered_.size(), {});
+  for (std::size_t i = 0; i < ordered_.size(); ++i) {
+    std::vector<NetworkScheme> cand;
+    for (const auto* seg : by_last[ordered_[i]]) {
+      for (auto& s : segment_search(*seg)) cand.push_back(std::move(s));
+    }
+    keep_tops(cand, opts_.options.opt_goal, opts_.options.ntops);
+    tops_[i] = std::move(cand);
+  }
+  NetworkSearchResult res;
+  if (!tops_.empty()) res.tops = std::move(tops_.back());
+  stats_.memo_hits = memo_.hits();
+  res.stats = stats_;
+  return res;
+}
+
+}  // namespace
+
+std::vector<std::pair<mapping::DataLayout, std::vector<mapping::DataLayout>>> input_layout_choices(
+    const model::Network& net, std::int64_t batch, const mapping::Resource& resource,
+    const model::SearchOptions& options) {
+  const auto& input = net.input();
+  const auto& region = resource.src_data_region;
+  std::vector<std::pair<mapping::DataLayout, std::vector<mapping::DataLayout>>> out;
+  for (const auto& part :
+       mapping::gen_input_partition(input.nofm, input.sofm, batch, region.dim, options, true)) {
+    const auto proj = mapping::projection(part, region, true);
+    mapping::DataLayout in{{full_range(batch, input.nofm, input.sofm)}, {region}, {proj}};
+    std::vector<mapping::DataLayout> ext;
+    for (const auto& e : net.externals()) {
+      ext.push_back(mapping::DataLayout{{full_range(batch, e.nofm, e.sofm)}, {region}, {proj}});
+    }
+    out.emplace_back(std::move(in), std::move(ext));
+  }
+  return out;
+}
+
+NetworkSearchResult network_search(const model::Network& net, std::int64_t batch,
+                                   const mapping::Resource& resource,
+                                   const search::LayerStrategy& strategy,
+                                   const NetworkSearchOptions& opts) {
+  return Searcher(net, batch, resource, strategy, opts).run();
+}
+
+}  // namespace kapla::schedule

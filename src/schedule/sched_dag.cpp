@@ -1,0 +1,138 @@
+// Scheduling DAG. Spec: nn_dataflow-spec.md §9.4.
+#include "schedule/sched_dag.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "core/errors.hpp"
+
+namespace kapla::schedule {
+
+using model::LayerSource;
+
+std::vector<std::size_t> SchedDag::ordered_layers() const {
+  std::vector<std::size_t> out;
+  for (const auto& v : vertices) out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+bool starts_vertex(const model::Layer& layer) { return layer.has_filter(); }
+
+namespace {
+
+bool is_layer_prev(const std::vector<LayerSource>& prevs, std::size_t layer) {
+  return std::any_of(prevs.begin(), prevs.end(), [&](const LayerSource& s) {
+    return s.kind == LayerSource::Kind::Layer && s.index == layer;
+  });
+}
+
+// Vertices in network order (before the topological sort): a local-region layer joins the
+// newest vertex whose last layer is one of its prevs, whose other layers are not, and whose
+// last layer feeds only this layer (its data is overwritten in place).
+std::vector<std::vector<std::size_t>> merge_vertices(const model::Network& net) {
+  std::vector<std::vector<std::size_t>> verts;
+  for (std::size_t l = 0; l < net.size(); ++l) {
+    if (starts_vertex(net.layer(l))) {
+      verts.push_back({l});
+      continue;
+    }
+    const auto& prevs = net.prevs(l);
+    bool merged = false;
+    for (std::size_t k = verts.size(); k-- > 0;) {
+      auto& v = verts[k];
+      const bool head_disjoint = std::none_of(v.begin(), v.end() - 1, [&](std::size_t x) {
+        return is_layer_prev(prevs, x);
+      });
+      const std::size_t tail = v.back();
+      if (head_disjoint && is_layer_prev(prevs, tail) && net.nexts(tail).size() == 1) {
+        v.push_back(l);
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) verts.push_back({l});
+  }
+  return verts;
+}
+
+// Depth-first topological order: reversed post-order of a DFS that visits next vertices in
+// reversed order of first appearance, started from the first layers in reversed order.
+std::vector<std::size_t> topological_order(const model::Network& net,
+                                           const std::vector<std::vector<std::size_t>>& verts,
+                                           const std::vector<std::size_t>& raw_vertex_of) {
+  enum class State : std::uint8_t { Unseen, Seen, Visited };
+  std::vector<State> state(verts.size(), State::Unseen);
+  std::vector<std::size_t> visited;
+  std::function<void(std::size_t)> dfs = [&](std::size_t v) {
+    KAPLA_ASSERT(state[v] != State::Seen, "scheduling DAG has a cycle");
+    if (state[v] == State::Visited) return;
+    state[v] = State::Seen;
+    std::vector<std::size_t> next_layers;
+    for (std::size_t l : verts[v]) {
+      for (std::size_t n : net.nexts(l)) {
+        if (raw_vertex_of[n] == v) continue;
+        if (std::find(next_layers.begin(), next_layers.end(), n) == next_layers.end()) {
+          next_layers.push_back(n);
+        }
+      }
+    }
+    std::vector<std::size_t> next_vertices;
+    for (auto it = next_layers.rbegin(); it != next_layers.rend(); ++it) {
+      const std::size_t nv = raw_vertex_of[*it];
+      if (state[nv] == State::Unseen) next_vertices.push_back(nv);
+    }
+    for (std::size_t nv : next_vertices) dfs(nv);
+    visited.push_back(v);
+    state[v] = State::Visited;
+  };
+  const auto firsts = net.firsts();
+  std::vector<std::size_t> starts;
+  for (auto it = firsts.rbegin(); it != firsts.rend(); ++it) {
+    const std::size_t v = raw_vertex_of[*it];
+    if (state[v] == State::Unseen) starts.push_back(v);
+  }
+  for (std::size_t v : starts) dfs(v);
+  KAPLA_ASSERT(visited.size() == verts.size(), "scheduling DAG: unreachable vertices");
+  std::reverse(visited.begin(), visited.end());
+  return visited;
+}
+
+void insert_sorted(std::vector<int>& set, int v) {
+  auto it = std::lower_bound(set.begin(), set.end(), v);
+  if (it == set.end() || *it != v) set.insert(it, v);
+}
+
+}  // namespace
+
+SchedDag build_sched_dag(const model::Network& net) {
+  const auto raw = merge_vertices(net);
+  std::vector<std::size_t> raw_vertex_of(net.size());
+  for (std::size_t v = 0; v < raw.size(); ++v) {
+    for (std::size_t l : raw[v]) raw_vertex_of[l] = v;
+  }
+  const auto order = topological_order(net, raw, raw_vertex_of);
+
+  SchedDag dag;
+  dag.vertex_of.assign(net.size(), 0);
+  for (std::size_t v : order) {
+    for (std::size_t l : raw[v]) dag.vertex_of[l] = static_cast<int>(dag.vertices.size());
+    dag.vertices.push_back(raw[v]);
+  }
+  dag.prevs.assign(dag.size(), {});
+  dag.nexts.assign(dag.size(), {});
+  for (std::size_t l = 0; l < net.size(); ++l) {
+    const int v = dag.vertex_of[l];
+    for (const auto& p : net.prevs(l)) {
+      const int pv =
+          p.kind == LayerSource::Kind::Layer ? dag.vertex_of[p.index] : kInputVertex;
+      if (pv != v) insert_sorted(dag.prevs[static_cast<std::size_t>(v)], pv);
+    }
+    for (std::size_t n : net.nexts(l)) {
+      const int nv = dag.vertex_of[n];
+      if (nv != v) insert_sorted(dag.nexts[static_cast<std::size_t>(v)], nv);
+    }
+  }
+  return dag;
+}
+
+}  // namespace kapla::schedule

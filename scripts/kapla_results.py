@@ -1,4 +1,4 @@
-"""Load kapla sweep results (HDF5, schema version 1) into pandas DataFrames.
+"""Load kapla sweep results (HDF5, schema version 2) into pandas DataFrames.
 
     import kapla_results as kr
     res = kr.load(["results/quick.h5"])        # files and/or directories
@@ -25,7 +25,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ATTR_SCHEMA = "kapla_schema"
 ATTR_JOB_NAME = "job_name"
 ATTR_JOB_FINGERPRINT = "job_fingerprint"

@@ -1,12 +1,15 @@
 // Job file parsing (see job_json.hpp and docs/sweep.md).
 #include "io/job_json.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/errors.hpp"
 #include "io/json_util.hpp"
+#include "search/strategy.hpp"
+#include "search/strategy_options.hpp"
 
 namespace kapla::io {
 namespace {
@@ -94,6 +97,78 @@ model::SearchOptions parse_options(const json& value, const std::string& path) {
   return o;
 }
 
+// A strategy's "params" (docs/sweep.md): the knobs of its part of search::StrategyOptions.
+// Unknown keys (and any key for strategies without options) are refused with their path.
+search::StrategyOptions parse_strategy_params(std::string_view strategy, const json& value,
+                                              const std::string& path) {
+  search::StrategyOptions o;
+  std::string_view name;
+  try {
+    name = search::canonical_strategy_name(strategy);
+  } catch (const InputError& e) {
+    rethrow_at(path, e);
+  }
+  auto non_negative_int = [](const JsonObject& obj, const char* key) {
+    const auto v = as_int(obj.at(key), obj.path_of(key));
+    if (v < 0) fail(obj.path_of(key), "must be >= 0, got " + std::to_string(v));
+    return v;
+  };
+  auto seconds = [](const JsonObject& obj, const char* key) {
+    const double v = obj.number(key);
+    if (!(v >= 0) || std::isinf(v)) fail(obj.path_of(key), "must be finite and >= 0");
+    return v;
+  };
+  auto budget = [&](const JsonObject& obj, search::SamplingBudget& b) {
+    if (obj.has("max_evaluations")) b.max_evaluations = non_negative_int(obj, "max_evaluations");
+    if (obj.has("max_seconds")) b.max_seconds = seconds(obj, "max_seconds");
+    if (b.max_evaluations == 0 && b.max_seconds == 0) {
+      fail(obj.path_of("max_evaluations"), "max_evaluations and max_seconds are both 0 (no budget)");
+    }
+  };
+  auto positive = [](const JsonObject& obj, const char* key, int& field) {
+    if (!obj.has(key)) return;
+    const auto v = obj.positive_int(key);
+    if (v > 1000000) fail(obj.path_of(key), "must be <= 1000000");
+    field = static_cast<int>(v);
+  };
+  if (name == "random") {
+    const JsonObject obj(value, path,
+                         {"max_evaluations", "max_seconds", "victory_condition", "batch_size"});
+    budget(obj, o.random.budget);
+    if (obj.has("victory_condition")) {
+      o.random.victory_condition = non_negative_int(obj, "victory_condition");
+    }
+    positive(obj, "batch_size", o.random.batch_size);
+  } else if (name == "guided") {
+    const JsonObject obj(value, path,
+                         {"max_evaluations", "max_seconds", "surrogate", "batch_size", "num_chains"});
+    budget(obj, o.guided.budget);
+    if (obj.has("surrogate")) o.guided.surrogate = obj.boolean("surrogate");
+    positive(obj, "batch_size", o.guided.batch_size);
+    positive(obj, "num_chains", o.guided.num_chains);
+  } else if (name == "kapla") {
+    const JsonObject obj(value, path, {"inter_layer_pruning", "fallback", "capacity_factor"});
+    if (obj.has("inter_layer_pruning")) {
+      o.kapla.inter_layer_pruning = obj.boolean("inter_layer_pruning");
+    }
+    if (obj.has("fallback")) o.kapla.fallback = obj.boolean("fallback");
+    if (obj.has("capacity_factor")) {
+      o.kapla.capacity_factor = obj.number("capacity_factor");
+      if (!(o.kapla.capacity_factor > 0 && o.kapla.capacity_factor <= 1)) {
+        fail(obj.path_of("capacity_factor"), "must be in (0, 1]");
+      }
+    }
+  } else {
+    const JsonObject obj(value, path, {});  // refuses every key
+  }
+  try {
+    search::validate(o);
+  } catch (const InputError& e) {
+    rethrow_at(path, e);
+  }
+  return o;
+}
+
 std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job) {
   const std::string path = job.path_of("hardware");
   const auto& arr = as_array(job.at("hardware"), path);
@@ -144,6 +219,8 @@ std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job) {
         const auto& params = entry.at("params");
         if (!params.is_object()) fail(entry.path_of("params"), "must be an object");
         if (!params.empty()) s.params = params.dump();  // keys sorted: canonical
+        if (s.name.empty()) fail(p, "name must not be empty");
+        s.options = parse_strategy_params(s.name, params, entry.path_of("params"));
       }
     }
     if (s.name.empty()) fail(p, "name must not be empty");

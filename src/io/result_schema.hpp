@@ -1,4 +1,4 @@
-// The HDF5 results schema, version 1 (docs/hdf5_schema.md): table and column names shared by
+// The HDF5 results schema, version 2 (docs/hdf5_schema.md): table and column names shared by
 // the writer (hdf5_sink) and the reader (hdf5_reader). Change the version when a name or a
 // meaning changes; the reader refuses other versions.
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 1;
+inline constexpr int kResultSchemaVersion = 2;
 
 // Root attributes.
 inline constexpr const char* kAttrSchema = "kapla_schema";          // int

@@ -75,12 +75,15 @@ class Searcher {
   NetworkSearchResult run();
 
  private:
-  std::vector<NetworkScheme> segment_search(const PipelineSegment& seg);
+  std::vector<NetworkScheme> segment_search(const PipelineSegment& seg,
+                                            const std::vector<SegmentConstraint>& constraints);
   std::vector<NetworkScheme> layer_search(std::size_t layer, const mapping::Resource& resource,
                                           const SegmentLayerConstraint& cstr, int sp, int tm,
                                           const std::optional<mapping::NodeRegion>& fwd_region,
                                           const std::vector<NetworkScheme>& prev);
-  LayerResults search_layer(const search::LayerProblem& problem);
+  LayerResults search_layer(std::size_t layer, const search::LayerProblem& problem);
+  /// Adds one strategy call's statistics to the totals and the network curve.
+  void account(std::size_t layer, const search::LayerSearchStats& st);
   /// Runs strategy.prepare_many on the problems (all threads) into the memo.
   void prepare_all(const std::vector<search::LayerProblem>& problems);
 
@@ -98,7 +101,43 @@ class Searcher {
   std::map<std::string, LayerResults> cache_;
   search::SearchMemo memo_;
   NetworkSearchStats stats_;
+  // Strategy statistics (account()).
+  bool all_reported_ = true;
+  bool valid_counted_ = true;
+  double seconds_ = 0;
+  std::vector<std::optional<search::AnytimePoint>> layer_best_;
+  std::size_t layers_with_best_ = 0;
 };
+
+void Searcher::account(std::size_t layer, const search::LayerSearchStats& st) {
+  if (!st.reported) {
+    all_reported_ = false;
+    return;
+  }
+  if (st.valid < 0) valid_counted_ = false;
+  else stats_.schemes_valid += st.valid;
+  const std::int64_t offset = stats_.schemes_evaluated;
+  if (layer_best_.empty()) layer_best_.assign(net_.size(), std::nullopt);
+  for (const auto& p : st.curve.points) {
+    auto& best = layer_best_[layer];
+    if (best && !(p.best_goal < best->best_goal)) continue;
+    if (!best) ++layers_with_best_;
+    best = p;
+    if (layers_with_best_ < net_.size()) continue;
+    double cost = 0;
+    double time = 0;
+    for (const auto& b : layer_best_) {
+      cost += b->best_cost;
+      time += b->best_time;
+    }
+    const auto goal = opts_.options.opt_goal;
+    const double g = goal == model::Goal::Energy ? cost
+                     : goal == model::Goal::Delay ? time : cost * time;
+    stats_.curve.record(offset + p.evaluations, seconds_ + p.seconds, g, cost, time);
+  }
+  stats_.schemes_evaluated += st.evaluated;
+  seconds_ += st.seconds;
+}
 
 void Searcher::prepare_all(const std::vector<search::LayerProblem>& problems) {
   search::SearchContext ctx;
@@ -107,7 +146,7 @@ void Searcher::prepare_all(const std::vector<search::LayerProblem>& problems) {
   strategy_.prepare_many(problems, ctx);
 }
 
-LayerResults Searcher::search_layer(const search::LayerProblem& problem) {
+LayerResults Searcher::search_layer(std::size_t layer, const search::LayerProblem& problem) {
   std::string key;
   if (opts_.cache_layer_searches) {
     key = search::problem_key(problem, true);
@@ -120,7 +159,10 @@ LayerResults Searcher::search_layer(const search::LayerProblem& problem) {
   search::SearchContext ctx;
   ctx.num_threads = opts_.num_threads;
   ctx.memo = &memo_;
+  search::LayerSearchStats st;
+  ctx.stats = &st;
   auto found = strategy_.search(problem, ctx);
+  account(layer, st);
   LayerResults out;
   for (auto& r : found) out.push_back(std::make_shared<const search::LayerSchedule>(std::move(r)));
   if (opts_.cache_layer_searches) cache_.emplace(std::move(key), out);
@@ -165,7 +207,7 @@ std::vector<NetworkScheme> Searcher::layer_search(
     problem.constraint = constraint;
     problem.costs = opts_.costs;
     problem.options = opts_.options;
-    const auto results = search_layer(problem);
+    const auto results = search_layer(layer, problem);
     for (const auto& r : results) {
       NetworkScheme s = p;
       if (r->sched_seq == problem.sched_seq) {
@@ -182,14 +224,14 @@ std::vector<NetworkScheme> Searcher::layer_search(
   return out;
 }
 
-std::vector<NetworkScheme> Searcher::segment_search(const PipelineSegment& seg) {
+std::vector<NetworkScheme> Searcher::segment_search(
+    const PipelineSegment& seg, const std::vector<SegmentConstraint>& constraints) {
   const std::size_t first = pos_[seg.first_layer()];
   const auto& prev = first == 0 ? tops_none_ : tops_[first - 1];
   if (prev.empty()) return {};
   const double max_ovhd = opts_.options.layer_pipeline_time_ovhd;
   std::vector<std::vector<std::int64_t>> frontier;
   std::vector<NetworkScheme> out;
-  const auto constraints = seg.constraints(max_ovhd);
   // Without the frontier every constraint is searched: prepare the layout-independent part of
   // all (constraint, layer) problems in parallel first (not for layers whose constraint
   // depends on an earlier layer's result).
@@ -250,14 +292,40 @@ std::vector<NetworkScheme> Searcher::segment_search(const PipelineSegment& seg) 
 
 NetworkSearchResult Searcher::run() {
   const auto segments = gen_segments(dag_, net_, batch_, resource_, opts_.options);
-  std::vector<std::vector<const PipelineSegment*>> by_last(net_.size());
+  // The distinct segments in generation order, indexed by their last layer.
+  std::vector<const PipelineSegment*> distinct;
+  std::vector<std::vector<std::size_t>> by_last(net_.size());
   for (const auto& seg : segments) {
     auto& lst = by_last[seg.last_layer()];
-    if (std::none_of(lst.begin(), lst.end(), [&](const PipelineSegment* s) { return *s == seg; })) {
-      lst.push_back(&seg);
+    if (std::none_of(lst.begin(), lst.end(), [&](std::size_t i) { return *distinct[i] == seg; })) {
+      lst.push_back(distinct.size());
+      distinct.push_back(&seg);
       ++stats_.segments;
     }
   }
+  // Their constraints, after the strategy's inter-layer pruning (if any).
+  const auto& filter = opts_.segment_filter;
+  std::vector<bool> keep_seg(distinct.size(), true);
+  if (filter.segments) {
+    keep_seg = filter.segments(distinct);
+    KAPLA_ASSERT(keep_seg.size() == distinct.size(), "segment filter: one flag per segment");
+  }
+  std::vector<std::vector<SegmentConstraint>> seg_constraints(distinct.size());
+  for (std::size_t i = 0; i < distinct.size(); ++i) {
+    auto all = distinct[i]->constraints(opts_.options.layer_pipeline_time_ovhd);
+    stats_.constraints_before_pruning += all.size();
+    if (!keep_seg[i]) continue;
+    if (filter.constraint) {
+      for (auto& c : all) {
+        if (filter.constraint(*distinct[i], c)) seg_constraints[i].push_back(std::move(c));
+      }
+    } else {
+      seg_constraints[i] = std::move(all);
+    }
+    stats_.constraints_after_pruning += seg_constraints[i].size();
+    if (!seg_constraints[i].empty()) ++stats_.segments_after_pruning;
+  }
+  stats_.segments_before_pruning = distinct.size();
   // With several threads, run the layout-independent part of every single-layer problem up
   // front, layers in parallel (one thread each); the beam search then reuses it (no numeric
   // effect: the strategy's search() returns the same with or without it).
@@ -282,8 +350,9 @@ NetworkSearchResult Searcher::run() {
   tops_.assign(ordered_.size(), {});
   for (std::size_t i = 0; i < ordered_.size(); ++i) {
     std::vector<NetworkScheme> cand;
-    for (const auto* seg : by_last[ordered_[i]]) {
-      for (auto& s : segment_search(*seg)) cand.push_back(std::move(s));
+    for (const std::size_t k : by_last[ordered_[i]]) {
+      if (seg_constraints[k].empty()) continue;  // pruned (or no constraint at all)
+      for (auto& s : segment_search(*distinct[k], seg_constraints[k])) cand.push_back(std::move(s));
     }
     keep_tops(cand, opts_.options.opt_goal, opts_.options.ntops);
     tops_[i] = std::move(cand);
@@ -291,6 +360,13 @@ NetworkSearchResult Searcher::run() {
   NetworkSearchResult res;
   if (!tops_.empty()) res.tops = std::move(tops_.back());
   stats_.memo_hits = memo_.hits();
+  if (!all_reported_) stats_.schemes_evaluated = -1;
+  if (!all_reported_ || !valid_counted_) stats_.schemes_valid = -1;
+  if (!stats_.curve.empty()) {
+    const auto last = stats_.curve.points.back();
+    stats_.curve.record(stats_.schemes_evaluated, seconds_, last.best_goal, last.best_cost,
+                        last.best_time);
+  }
   res.stats = stats_;
   return res;
 }
@@ -314,6 +390,28 @@ std::vector<std::pair<mapping::DataLayout, std::vector<mapping::DataLayout>>> in
     out.emplace_back(std::move(in), std::move(ext));
   }
   return out;
+}
+
+SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
+                                      const model::Network& net, std::int64_t batch) {
+  SegmentFilter f;
+  if (!strategy.prunes_constraints()) return f;
+  f.constraint = [&strategy, &net, batch](const PipelineSegment& seg, const SegmentConstraint& c) {
+    for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+      for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+        const auto& lc = c.layers[sp][tm];
+        search::LayerProblem p;
+        p.layer = net.layer(seg.layers()[sp][tm]);
+        p.batch = batch;
+        p.resource = seg.allocation()[sp][tm];
+        p.constraint = {lc.topbat, lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm, lc.fbifm,
+                        lc.fbofm};
+        if (!strategy.constraint_may_fit(p)) return false;
+      }
+    }
+    return true;
+  };
+  return f;
 }
 
 NetworkSearchResult network_search(const model::Network& net, std::int64_t batch,

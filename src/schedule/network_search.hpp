@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -14,9 +15,32 @@
 #include "model/network.hpp"
 #include "model/options.hpp"
 #include "schedule/network_scheme.hpp"
+#include "schedule/pipeline_segment.hpp"
+#include "search/anytime_curve.hpp"
 #include "search/strategy.hpp"
 
 namespace kapla::schedule {
+
+/// Inter-layer pruning hooks a strategy may provide (K: kapla-spec.md §4.2-4.3). Applied to
+/// the distinct segments before the beam search; a dropped segment or (segment, constraint)
+/// pair is never searched. Empty functions keep everything (B, S, R, M: unaffected).
+/// Must be deterministic and callable from the searching thread only.
+struct SegmentFilter {
+  /// Keep-flag per segment: called once with all distinct segments in generation order;
+  /// returns one flag per segment.
+  std::function<std::vector<bool>(const std::vector<const PipelineSegment*>&)> segments;
+  /// Keep-flag of one constraint of a kept segment.
+  std::function<bool(const PipelineSegment&, const SegmentConstraint&)> constraint;
+  bool empty() const { return !segments && !constraint; }
+};
+
+/// The filter a strategy asks for, or an empty one: with LayerStrategy::prunes_constraints(),
+/// a (segment, constraint) pair is dropped when constraint_may_fit() is false for one of its
+/// layers (on its allocated resource; a lazily resolved topofm counts as unconstrained). No
+/// segment filter (K's segment selection needs the segment estimates, docs/kapla.md §9).
+/// `strategy` and `net` must outlive the filter.
+SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
+                                      const model::Network& net, std::int64_t batch);
 
 struct NetworkSearchOptions {
   model::SearchOptions options;
@@ -30,14 +54,33 @@ struct NetworkSearchOptions {
   /// Reuse per-layer search results for identical conditions (the reference memoises
   /// Scheduling.schedule_search too; no numeric effect).
   bool cache_layer_searches = true;
+  /// Inter-layer pruning (strategy_segment_filter); empty = search every segment/constraint.
+  SegmentFilter segment_filter;
 };
 
 struct NetworkSearchStats {
-  std::size_t segments = 0;
+  std::size_t segments = 0;       // distinct segments generated (= segments_before_pruning)
   std::size_t constraints_searched = 0;
   std::size_t layer_searches = 0;  // strategy calls
   std::size_t cache_hits = 0;
   std::size_t memo_hits = 0;      // strategy-internal reuse (e.g. B's per-node tops)
+  // Inter-layer pruning (SegmentFilter). "after" = segments with at least one constraint
+  // left, and those constraints; without a filter after == before.
+  std::size_t segments_before_pruning = 0;
+  std::size_t segments_after_pruning = 0;
+  std::size_t constraints_before_pruning = 0;  // (segment, constraint) pairs
+  std::size_t constraints_after_pruning = 0;
+  // What the strategy reported (search::LayerSearchStats), summed over the strategy calls in
+  // call order (cache hits excluded). -1 when some call did not report (B does not count).
+  std::int64_t schemes_evaluated = 0;
+  std::int64_t schemes_valid = 0;
+  /// Network best-so-far curve of strategies that report per-call curves (R, M); empty
+  /// otherwise. x: cumulative evaluations (and seconds) over the strategy calls in call order;
+  /// y: the sum over the network's layers of each layer's best schedule so far over all its
+  /// conditions (best by the goal; best_goal is the goal of the summed cost and time). A
+  /// point is recorded once every layer has a schedule, then at every improvement, and at the
+  /// end. The last best_cost is a lower bound of the best network schedule's total cost.
+  search::AnytimeCurve curve;
 };
 
 struct NetworkSearchResult {

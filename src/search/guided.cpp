@@ -385,7 +385,9 @@ SamplingResult Guided::run(const LayerProblem& problem, const SearchContext& ctx
 
 std::vector<LayerSchedule> Guided::search(const LayerProblem& problem,
                                           const SearchContext& ctx) const {
-  return run(problem, ctx).best;
+  auto r = run(problem, ctx);
+  if (ctx.stats != nullptr) record_stats(r, *ctx.stats);
+  return std::move(r.best);
 }
 
 }  // namespace kapla::search

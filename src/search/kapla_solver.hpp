@@ -10,6 +10,13 @@ namespace kapla::search {
 
 struct KaplaSolverOptions {
   bool fallback = true;  // exhaustive directive search when the greedy finds nothing
+  /// Inter-layer pruning (kapla-spec.md §4.2): the network search drops (segment, constraint)
+  /// pairs whose estimated minimum GBUF occupancy cannot fit (constraint_may_fit()).
+  bool inter_layer_pruning = true;
+  /// Capacity scale of the occupancy check: 1 (never prunes more than the reference) or the
+  /// reference's 0.99. In (0, 1].
+  double capacity_factor = 1.0;
+  friend bool operator==(const KaplaSolverOptions&, const KaplaSolverOptions&) = default;
 };
 
 class KaplaSolver final : public LayerStrategy {
@@ -20,6 +27,11 @@ class KaplaSolver final : public LayerStrategy {
   /// At most one schedule (K keeps the best of its 36 candidates, not a top-k).
   std::vector<LayerSchedule> search(const LayerProblem& problem,
                                     const SearchContext& ctx) const override;
+  bool prunes_constraints() const override { return opts_.inter_layer_pruning; }
+  /// The §4.2 occupancy check (directive::occupancy_may_fit) for pipelined constraints
+  /// (topbat > 0; the reference checks only those); true otherwise.
+  bool constraint_may_fit(const LayerProblem& problem) const override;
+  const KaplaSolverOptions& options() const { return opts_; }
 
  private:
   KaplaSolverOptions opts_;

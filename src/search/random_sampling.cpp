@@ -100,6 +100,14 @@ SamplingResult random_sampling(const SchemeSpace& space, const SchemeEvaluator& 
   return r;
 }
 
+void record_stats(const SamplingResult& r, LayerSearchStats& out) {
+  out.reported = true;
+  out.evaluated = r.stats.evaluations;
+  out.valid = r.stats.valid;
+  out.seconds = r.stats.seconds;
+  out.curve = r.curve;
+}
+
 RandomSampling::RandomSampling(RandomSamplingOptions opts) : opts_(opts) { validate(opts_); }
 
 SamplingResult RandomSampling::run(const LayerProblem& problem, const SearchContext& ctx) const {
@@ -112,7 +120,9 @@ SamplingResult RandomSampling::run(const LayerProblem& problem, const SearchCont
 
 std::vector<LayerSchedule> RandomSampling::search(const LayerProblem& problem,
                                                   const SearchContext& ctx) const {
-  return run(problem, ctx).best;
+  auto r = run(problem, ctx);
+  if (ctx.stats != nullptr) record_stats(r, *ctx.stats);
+  return std::move(r.best);
 }
 
 }  // namespace kapla::search

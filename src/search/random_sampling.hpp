@@ -59,6 +59,9 @@ struct SamplingResult {
   SamplingStats stats;
 };
 
+/// Copies a sampling search's counts and curve into a per-call statistics sink (R and M).
+void record_stats(const SamplingResult& r, LayerSearchStats& out);
+
 /// R over any space and evaluator (tests use toy evaluators). Sample i is drawn from its own
 /// stream Rng(mix_seed(layer_seed, i)) and the batch is reduced in sample order, so the
 /// result does not depend on num_threads or batch_size.

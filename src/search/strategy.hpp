@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/enum_array.hpp"
+#include "search/anytime_curve.hpp"
 #include "cost/loop_blocking.hpp"
 #include "cost/loop_blocking_search.hpp"
 #include "mapping/data_layout.hpp"
@@ -119,10 +120,22 @@ class SearchMemo {
   mutable std::size_t hits_ = 0;
 };
 
+/// What one search() call did, written by the strategy into SearchContext::stats (a per-call
+/// sink owned by the caller: no sharing, no locking). Strategies that run threads inside a call
+/// merge their counts before writing, so the figures do not depend on the thread count.
+struct LayerSearchStats {
+  bool reported = false;        // the strategy filled this in
+  std::int64_t evaluated = 0;   // cost-model evaluations (valid and invalid)
+  std::int64_t valid = -1;      // valid evaluations; -1 = not counted by the strategy
+  double seconds = 0;           // wall time of the call (run-dependent)
+  AnytimeCurve curve;           // best-so-far curve (R, M); empty otherwise
+};
+
 /// Run-time settings of a search call (nothing global).
 struct SearchContext {
   int num_threads = 1;
-  SearchMemo* memo = nullptr;  // optional
+  SearchMemo* memo = nullptr;        // optional
+  LayerSearchStats* stats = nullptr;  // optional per-call statistics sink
 };
 
 /// A canonical text key of a problem: every input, except the ifmap layout unless
@@ -150,6 +163,12 @@ class LayerStrategy {
                             const SearchContext& ctx) const {
     for (const auto& p : problems) prepare(p, ctx);
   }
+  /// Optional inter-layer pruning (K: kapla-spec.md §4.2). Whether the strategy wants the
+  /// network search to drop (segment, constraint) pairs by constraint_may_fit().
+  virtual bool prunes_constraints() const { return false; }
+  /// Conservative: false only if problem.layer certainly cannot fit on problem.resource under
+  /// problem.constraint (so search() would find nothing). Ignores the ifmap layout. Default true.
+  virtual bool constraint_may_fit(const LayerProblem& /*problem*/) const { return true; }
 };
 
 /// Registry entry.
@@ -166,6 +185,13 @@ const std::vector<StrategyInfo>& strategies();
 /// InputError listing the known names otherwise.
 std::string_view canonical_strategy_name(std::string_view name_or_label);
 /// A per-layer strategy by name or letter; InputError for unknown or unavailable ones.
+/// Default options (seed 1, default budgets).
 std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_label);
+
+struct StrategyOptions;  // search/strategy_options.hpp
+/// The same with options (seed and per-strategy knobs; validated, InputError naming the
+/// field). Each strategy reads only its own part.
+std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_label,
+                                                   const StrategyOptions& options);
 
 }  // namespace kapla::search

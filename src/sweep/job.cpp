@@ -56,6 +56,7 @@ std::vector<Tuple> expand_tuples(const SweepSpec& spec) {
             t.hardware = hw.name;
             t.strategy = strategy.name;
             t.strategy_params = strategy.params;
+            t.strategy_options = strategy.options;
             t.batch = batch;
             t.seed = seed;
             if (!keys.insert(t.key()).second) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/options.hpp"
+#include "search/strategy_options.hpp"
 
 namespace kapla::sweep {
 
@@ -19,10 +20,13 @@ struct HardwareAxis {
 
 /// One strategy axis entry: a registry name plus strategy-specific parameters, kept as
 /// canonical JSON text that only the strategy adapter interprets ("" when there are none).
-/// The sweep never looks inside, so a new strategy needs no change here.
+/// The sweep never looks inside, so a new strategy needs no change here: io/job_json parses
+/// `params` into `options` (typed, validated), which the strategy adapter passes on; the seed
+/// in `options` is replaced by each tuple's search seed.
 struct StrategyAxis {
   std::string name;
   std::string params;
+  search::StrategyOptions options;
   friend bool operator==(const StrategyAxis&, const StrategyAxis&) = default;
 };
 
@@ -58,6 +62,7 @@ struct Tuple {
   std::string hardware;
   std::string strategy;
   std::string strategy_params;
+  search::StrategyOptions strategy_options;  // parsed strategy_params (seed: see tuple_seed)
   std::int64_t batch = 1;
   std::uint64_t seed = 1;  // the job seed of this tuple
 

@@ -12,6 +12,7 @@
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/strategy.hpp"
+#include "search/strategy_options.hpp"
 
 namespace kapla::sweep {
 namespace {
@@ -80,11 +81,8 @@ class StrategyRunner final : public TupleRunner {
     (void)network(t.network);
     (void)hardware(t.hardware);
     const auto name = search::canonical_strategy_name(t.strategy);
-    (void)search::make_layer_strategy(name);  // InputError if not available in this build
-    if (!t.strategy_params.empty()) {
-      throw InputError("strategy '" + std::string(name) +
-                       "' takes no params in this build; remove \"params\"");
-    }
+    // InputError if not available in this build or the options are invalid.
+    (void)search::make_layer_strategy(name, t.strategy_options);
   }
 
   // Longest first: search time grows with the layers to schedule, steeply with the node
@@ -105,24 +103,43 @@ class StrategyRunner final : public TupleRunner {
   TupleResult run(const Tuple& t, const RunContext& ctx) const override {
     const model::Network& net = network(t.network);
     const model::Hardware& hw = hardware(t.hardware);
-    const auto strategy = search::make_layer_strategy(search::canonical_strategy_name(t.strategy));
+    const auto name = search::canonical_strategy_name(t.strategy);
+    // The tuple's search seed (tuple_seed: job seed mixed with the key) seeds R and M.
+    search::StrategyOptions so = t.strategy_options;
+    so.seed = ctx.seed;
+    const auto strategy = search::make_layer_strategy(name, so);
     schedule::NetworkSearchOptions nso;
     nso.options = options_;
     nso.costs = hw.costs;
     nso.num_threads = ctx.num_threads;
     nso.constraint_frontier = options_.cost_model == model::CostModelVariant::Tangram;
+    nso.segment_filter = schedule::strategy_segment_filter(*strategy, net, t.batch);
     const auto found = schedule::network_search(net, t.batch, schedule::build_resource(hw),
                                                 *strategy, nso);
     TupleResult r;
     r.resolved = resolved(hw);
-    r.resolved.emplace_back("stats.segments", std::to_string(found.stats.segments));
-    r.resolved.emplace_back("stats.constraints_searched",
-                            std::to_string(found.stats.constraints_searched));
-    r.resolved.emplace_back("stats.layer_searches", std::to_string(found.stats.layer_searches));
-    r.resolved.emplace_back("stats.cache_hits", std::to_string(found.stats.cache_hits));
-    r.stats.evaluated = static_cast<std::int64_t>(found.stats.layer_searches);
+    for (auto& kv : search::describe_options(name, so)) r.resolved.push_back(std::move(kv));
+    const auto& st = found.stats;
+    auto stat = [&](const char* key, auto v) {
+      r.resolved.emplace_back(std::string("stats.") + key, std::to_string(v));
+    };
+    stat("segments", st.segments);
+    stat("constraints_searched", st.constraints_searched);
+    stat("layer_searches", st.layer_searches);
+    stat("cache_hits", st.cache_hits);
+    stat("segments_before_pruning", st.segments_before_pruning);
+    stat("segments_after_pruning", st.segments_after_pruning);
+    stat("constraints_before_pruning", st.constraints_before_pruning);
+    stat("constraints_after_pruning", st.constraints_after_pruning);
+    stat("schemes_evaluated", st.schemes_evaluated);
+    stat("schemes_valid", st.schemes_valid);
+    r.stats.evaluated = st.schemes_evaluated;
     r.stats.valid = static_cast<std::int64_t>(found.tops.size());
-    r.stats.pruned = -1;  // not reported by the network search yet
+    r.stats.pruned =
+        static_cast<std::int64_t>(st.constraints_before_pruning - st.constraints_after_pruning);
+    for (const auto& p : st.curve.points) {
+      r.stats.curve.push_back({p.evaluations, p.seconds, p.best_cost});
+    }
     if (found.tops.empty()) {
       r.status = TupleStatus::NoSolution;
       r.message = "no valid schedule (nothing fits)";

@@ -323,7 +323,7 @@ class ReportTest(unittest.TestCase):
         # A well-formed, correctly checksummed file that says kapla_schema 2.
         path = os.path.join(self.tmp, "v2.h5")
         with h5py.File(path, "w", userblock_size=512) as f:
-            f.attrs["kapla_schema"] = np.int32(2)
+            f.attrs["kapla_schema"] = np.int32(3)
         with open(path, "r+b") as f:
             f.seek(512)
             body = f.read()
@@ -331,7 +331,7 @@ class ReportTest(unittest.TestCase):
                      .encode().ljust(512, b"\0"))
             f.seek(0)
             f.write(block)
-        self.assertRefused(path, "kapla_schema version 2", "version 1")
+        self.assertRefused(path, "kapla_schema version 3", "version 2")
 
     def test_checksum_agrees_with_kapla(self):
         kr.verify_file(self.main, checksum=True)  # raises if our FNV-1a differs from kapla's

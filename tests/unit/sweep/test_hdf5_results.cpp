@@ -33,7 +33,7 @@ class Hdf5Results : public ::testing::Test {
     sweep::SweepSpec spec;
     spec.networks = std::move(networks);
     spec.hardware = {{"edge", {1}}};
-    spec.strategies = {{"random", ""}, {"kapla", "{\"x\":1}"}};
+    spec.strategies = {{"random", "", {}}, {"kapla", "{\"x\":1}", {}}};
     sweep::testing::FakeRunner fake;
     std::vector<sweep::TupleRecord> out;
     for (const auto& t : sweep::expand_tuples(spec)) {

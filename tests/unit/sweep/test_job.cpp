@@ -14,7 +14,7 @@ SweepSpec small_spec() {
   s.name = std::string(1, 't');  // not = "t": GCC 12 warns falsely (-Wrestrict)
   s.networks = {"n1", "n2"};
   s.hardware = {{"edge", {1}}, {"cloud", {64, 16}}};
-  s.strategies = {{"exhaustive", ""}, {"random", "{\"samples\":10}"}};
+  s.strategies = {{"exhaustive", "", {}}, {"random", "{\"samples\":10}", {}}};
   s.seeds = {1, 2};
   s.output = "x.h5";
   return s;

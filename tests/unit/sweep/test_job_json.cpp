@@ -16,7 +16,7 @@ const char* kValid = R"({
   "name": "t",
   "networks": ["mlp_s", "lstm_phoneme"],
   "hardware": [{"name": "cloud", "batch": 64}, {"name": "edge", "batch": [1, 2]}],
-  "strategies": ["exhaustive", {"name": "random", "params": {"samples": 100}}],
+  "strategies": ["exhaustive", {"name": "random", "params": {"max_evaluations": 100}}],
   "seeds": [1, 7],
   "options": {"opt_goal": "ed", "partition_hybrid": true, "sw_gbuf_bypass": [false, true, true]},
   "tuple_time_limit_seconds": 60,
@@ -39,7 +39,9 @@ TEST(job_json, parses_a_valid_job) {
   ASSERT_EQ(spec.hardware.size(), 2u);
   EXPECT_EQ(spec.hardware[1].batches, (std::vector<std::int64_t>{1, 2}));
   ASSERT_EQ(spec.strategies.size(), 2u);
-  EXPECT_EQ(spec.strategies[1].params, R"({"samples":100})");
+  EXPECT_EQ(spec.strategies[1].params, R"({"max_evaluations":100})");
+  EXPECT_EQ(spec.strategies[1].options.random.budget.max_evaluations, 100);
+  EXPECT_EQ(spec.strategies[0].options, search::StrategyOptions{});
   EXPECT_EQ(spec.seeds, (std::vector<std::uint64_t>{1, 7}));
   EXPECT_EQ(spec.options.opt_goal, model::Goal::EnergyDelay);
   EXPECT_TRUE(spec.options.partition_hybrid);
@@ -65,11 +67,21 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
   };
   const std::vector<Case> cases = {
       {"\"seeds\"", "\"sedes\"", "jobs/x.json: sedes: unknown key"},
+      {"\"max_evaluations\": 100", "\"samples\": 100",
+       "jobs/x.json: strategies[1].params.samples: unknown key"},
+      {"\"max_evaluations\": 100", "\"max_evaluations\": -1",
+       "jobs/x.json: strategies[1].params.max_evaluations: must be >= 0"},
+      {"\"max_evaluations\": 100", "\"max_evaluations\": 0",
+       "jobs/x.json: strategies[1].params.max_evaluations: max_evaluations and max_seconds"},
+      {"\"max_evaluations\": 100", "\"victory_condition\": true",
+       "jobs/x.json: strategies[1].params.victory_condition"},
+      {"[\"exhaustive\",", "[{\"name\": \"exhaustive\", \"params\": {\"seed\": 3}},",
+       "jobs/x.json: strategies[0].params.seed: unknown key"},
       {"\"opt_goal\": \"ed\"", "\"opt_gaol\": \"ed\"", "jobs/x.json: options.opt_gaol"},
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"fast\"", "jobs/x.json: options.opt_goal"},
       {"\"batch\": 64", "\"batch\": 0", "jobs/x.json: hardware[0].batch"},
       {"\"batch\": 64", "\"batchsize\": 64", "jobs/x.json: hardware[0].batchsize"},
-      {"\"samples\": 100}", "\"samples\": 100}, \"extra\": 1", "jobs/x.json: strategies[1].extra"},
+      {"\"max_evaluations\": 100}", "\"max_evaluations\": 100}, \"extra\": 1", "jobs/x.json: strategies[1].extra"},
       {"\"output\": \"results/t.h5\"", "\"output\": 3", "jobs/x.json: output"},
       {"\"output\": \"results/t.h5\"", "\"output\": \"\"", "jobs/x.json: output"},
       {"[\"mlp_s\", \"lstm_phoneme\"]", "[]", "jobs/x.json: networks"},

@@ -32,7 +32,7 @@ SweepSpec spec_of(std::vector<std::string> networks) {
   s.name = "unit";
   s.networks = std::move(networks);
   s.hardware = {{"edge", {1}}, {"cloud", {64}}};
-  s.strategies = {{"exhaustive", ""}, {"random", ""}};
+  s.strategies = {{"exhaustive", "", {}}, {"random", "", {}}};
   s.output = "unused.h5";
   return s;
 }

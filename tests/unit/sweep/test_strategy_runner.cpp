@@ -1,0 +1,184 @@
+// The real strategy runner (sweep/strategy_runner.cpp) on small networks of the catalog: the
+// tuple's search seed reaches R and M, strategy params reach the strategies, R/M curves and
+// scheme counts reach the TupleResult, and K's inter-layer pruning counts are recorded (equal
+// to B's counts with pruning off).
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "io/catalog.hpp"
+#include "sweep/job.hpp"
+#include "sweep/strategy_runner.hpp"
+
+namespace kapla::sweep {
+namespace {
+
+model::SearchOptions inference_options() {
+  model::SearchOptions o;
+  o.hw_gbuf_sharing = true;
+  o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
+  o.partition_interlayer = true;
+  o.layer_pipeline_max_degree = 5;
+  return o;
+}
+
+std::unique_ptr<TupleRunner> runner(const model::SearchOptions& options) {
+  auto catalog = std::make_shared<io::Catalog>(KAPLA_SOURCE_DATA_DIR);
+  SweepSpec spec;
+  spec.options = options;
+  ModelLoaders loaders;
+  loaders.network = [catalog](const std::string& n) { return catalog->load_network(n); };
+  loaders.hardware = [catalog](const std::string& n) { return catalog->load_hardware(n); };
+  return make_strategy_runner(spec, std::move(loaders));
+}
+
+Tuple tuple(std::string net, std::string hw, std::int64_t batch, std::string strategy,
+            std::uint64_t seed, search::StrategyOptions so = {}, std::string params = "") {
+  Tuple t;
+  t.network = std::move(net);
+  t.hardware = std::move(hw);
+  t.batch = batch;
+  t.strategy = std::move(strategy);
+  t.seed = seed;
+  t.strategy_options = so;
+  t.strategy_params = std::move(params);
+  return t;
+}
+
+TupleResult run(const TupleRunner& r, const Tuple& t) {
+  r.check(t);
+  RunContext ctx;
+  ctx.seed = tuple_seed(t);
+  return r.run(t, ctx);
+}
+
+std::optional<std::string> resolved(const TupleResult& r, const std::string& name) {
+  for (const auto& [n, v] : r.resolved) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
+std::int64_t resolved_int(const TupleResult& r, const std::string& name) {
+  const auto v = resolved(r, name);
+  EXPECT_TRUE(v.has_value()) << name;
+  return v ? std::stoll(*v) : -2;
+}
+
+bool same_search(const TupleResult& a, const TupleResult& b) {
+  if (a.total_cost != b.total_cost || a.time != b.time || a.layers != b.layers) return false;
+  if (a.stats.evaluated != b.stats.evaluated || a.stats.curve.size() != b.stats.curve.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.stats.curve.size(); ++i) {
+    if (a.stats.curve[i].evaluated != b.stats.curve[i].evaluated ||
+        a.stats.curve[i].best_cost != b.stats.curve[i].best_cost) {
+      return false;
+    }
+  }
+  return true;
+}
+
+search::StrategyOptions small_budget() {
+  search::StrategyOptions so;
+  so.random.budget.max_evaluations = 40;
+  so.guided.budget.max_evaluations = 40;
+  return so;
+}
+
+TEST(sweep_strategy_runner, seed_reaches_random_and_guided) {
+  const auto r = runner(model::SearchOptions{});
+  for (const char* s : {"random", "guided"}) {
+    const auto a = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(), "{}"));
+    const auto a2 = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(), "{}"));
+    const auto b = run(*r, tuple("mlp_s", "edge", 1, s, 2, small_budget(), "{}"));
+    ASSERT_EQ(a.status, TupleStatus::Ok) << s << ": " << a.message;
+    EXPECT_TRUE(same_search(a, a2)) << s << ": same seed, different results";
+    EXPECT_FALSE(same_search(a, b)) << s << ": seeds 1 and 2 gave identical results";
+    EXPECT_EQ(resolved(a, "strategy.seed"), std::to_string(tuple_seed(
+                                                 tuple("mlp_s", "edge", 1, s, 1, {}, "{}"))));
+    EXPECT_EQ(resolved(a, "strategy.max_evaluations"), "40");
+  }
+}
+
+TEST(sweep_strategy_runner, budget_param_reaches_the_strategy) {
+  const auto r = runner(model::SearchOptions{});
+  auto more = small_budget();
+  more.random.budget.max_evaluations = 80;
+  const auto a = run(*r, tuple("mlp_s", "edge", 1, "random", 1, small_budget(), "{}"));
+  const auto b = run(*r, tuple("mlp_s", "edge", 1, "random", 1, more, "{}"));
+  ASSERT_EQ(a.status, TupleStatus::Ok);
+  EXPECT_EQ(a.stats.evaluated, resolved_int(a, "stats.schemes_evaluated"));
+  // Every layer search spends its whole budget (no victory condition, large spaces).
+  EXPECT_EQ(a.stats.evaluated, 40 * resolved_int(a, "stats.layer_searches"));
+  EXPECT_EQ(b.stats.evaluated, 80 * resolved_int(b, "stats.layer_searches"));
+}
+
+TEST(sweep_strategy_runner, curves_and_counts_for_sampling_strategies) {
+  const auto r = runner(model::SearchOptions{});
+  for (const char* s : {"random", "guided"}) {
+    const auto a = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(), "{}"));
+    ASSERT_EQ(a.status, TupleStatus::Ok);
+    ASSERT_FALSE(a.stats.curve.empty()) << s;
+    EXPECT_GT(a.stats.evaluated, 0);
+    EXPECT_EQ(a.stats.curve.back().evaluated, a.stats.evaluated);
+    for (std::size_t i = 1; i < a.stats.curve.size(); ++i) {
+      EXPECT_GT(a.stats.curve[i].evaluated, a.stats.curve[i - 1].evaluated);
+      EXPECT_LE(a.stats.curve[i].best_cost, a.stats.curve[i - 1].best_cost);
+    }
+    // Single-layer segments only (default options): the sum of per-layer bests is the best
+    // network schedule's cost up to layout effects; never above it.
+    EXPECT_LE(a.stats.curve.back().best_cost, a.total_cost * (1 + 1e-12));
+    EXPECT_GE(resolved_int(a, "stats.schemes_valid"), 1);
+    EXPECT_EQ(a.stats.pruned, 0);
+  }
+  const auto b = run(*r, tuple("mlp_s", "edge", 1, "exhaustive", 1));
+  EXPECT_TRUE(b.stats.curve.empty());
+  EXPECT_EQ(b.stats.evaluated, -1);  // B does not count its evaluations
+  const auto k = run(*r, tuple("mlp_s", "edge", 1, "kapla", 1));
+  EXPECT_TRUE(k.stats.curve.empty());
+  EXPECT_GT(k.stats.evaluated, 0);
+}
+
+TEST(sweep_strategy_runner, kapla_pruning_counts) {
+  const auto r = runner(inference_options());
+  search::StrategyOptions off;
+  off.kapla.inter_layer_pruning = false;
+  const auto b = run(*r, tuple("mlp_m", "cloud4x4", 16, "exhaustive", 1));
+  const auto k_off = run(*r, tuple("mlp_m", "cloud4x4", 16, "kapla", 1, off, "{}"));
+  const auto k = run(*r, tuple("mlp_m", "cloud4x4", 16, "kapla", 1));
+  ASSERT_EQ(b.status, TupleStatus::Ok);
+  ASSERT_EQ(k.status, TupleStatus::Ok);
+  for (const char* key : {"stats.segments_before_pruning", "stats.constraints_before_pruning"}) {
+    EXPECT_EQ(resolved_int(k, key), resolved_int(b, key)) << key;
+    EXPECT_EQ(resolved_int(k_off, key), resolved_int(b, key)) << key;
+  }
+  // Without pruning (B, K off) after == before.
+  for (const auto* x : {&b, &k_off}) {
+    EXPECT_EQ(resolved_int(*x, "stats.segments_after_pruning"),
+              resolved_int(*x, "stats.segments_before_pruning"));
+    EXPECT_EQ(resolved_int(*x, "stats.constraints_after_pruning"),
+              resolved_int(*x, "stats.constraints_before_pruning"));
+    EXPECT_EQ(x->stats.pruned, 0);
+  }
+  const auto before = resolved_int(k, "stats.constraints_before_pruning");
+  const auto after = resolved_int(k, "stats.constraints_after_pruning");
+  EXPECT_LE(after, before);
+  EXPECT_LE(resolved_int(k, "stats.segments_after_pruning"),
+            resolved_int(k, "stats.segments_before_pruning"));
+  EXPECT_EQ(k.stats.pruned, before - after);
+  // The occupancy check is conservative: K finds the same schedule with and without it.
+  EXPECT_EQ(k.total_cost, k_off.total_cost);
+  EXPECT_EQ(k.layers, k_off.layers);
+  std::cout << "[pruning] mlp_m cloud4x4 b16: segments "
+            << resolved_int(k, "stats.segments_before_pruning") << " -> "
+            << resolved_int(k, "stats.segments_after_pruning") << ", constraints " << before
+            << " -> " << after << "; layer searches K " << resolved_int(k, "stats.layer_searches")
+            << " (off: " << resolved_int(k_off, "stats.layer_searches") << ")\n";
+}
+
+}  // namespace
+}  // namespace kapla::sweep

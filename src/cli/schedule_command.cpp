@@ -1,6 +1,8 @@
-// `kapla schedule`: the whole-network search (strategy B, nn_dataflow's search) on a network
-// and a hardware preset/file or the reference CLI's hardware flags; prints totals and a
-// per-layer table, optionally writes the reference's JSON keys. Exit 2 when nothing fits.
+// `kapla schedule`: the whole-network search (nn_dataflow's search, calling any registered
+// per-layer strategy: B, S, R, M or K) on a network and a hardware preset/file or the
+// reference CLI's hardware flags; prints totals and a per-layer table, optionally each
+// layer's scheme as KAPLA directives (--show-directives) and the reference's JSON keys.
+// Exit 2 when nothing fits.
 // Spec: nn_dataflow-spec.md §10 (options, defaults, JSON output); kapla-spec.md §7.2 (presets).
 #include <chrono>
 #include <cmath>
@@ -23,6 +25,8 @@
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/guided.hpp"
+#include "search/kapla/directives.hpp"
+#include "search/kapla_solver.hpp"
 #include "search/random_sampling.hpp"
 #include "search/strategy.hpp"
 
@@ -47,6 +51,7 @@ struct ScheduleArgs {
   double budget_seconds = 0;
   std::int64_t victory = 0;
   bool surrogate = false;
+  bool show_directives = false;
   // The reference CLI's hardware flags (used without --hardware).
   std::vector<std::int64_t> nodes;
   std::vector<std::int64_t> array;
@@ -340,12 +345,8 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   model::UnitCosts costs = hw.costs;
   apply_cost_flags(a, costs);
 
+  // Every registered strategy runs: the network search calls it per layer.
   const auto strategy_name = search::canonical_strategy_name(a.strategy);
-  if (strategy_name != "exhaustive" && strategy_name != "random" && strategy_name != "guided") {
-    throw InputError("--strategy: '" + std::string(strategy_name) +
-                     "' has no network-level search in this build; use exhaustive (B), "
-                     "random (R) or guided (M)");
-  }
   const search::SamplingBudget budget{a.seed, a.budget, a.budget_seconds};
   std::unique_ptr<search::LayerStrategy> strategy;
   if (strategy_name == "random") {
@@ -367,6 +368,8 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   nso.options = options;
   nso.costs = costs;
   nso.num_threads = a.threads;
+  // The strategy's inter-layer pruning (K's occupancy check); empty for the others.
+  nso.segment_filter = schedule::strategy_segment_filter(*strategy, net, a.batch);
   const auto t0 = std::chrono::steady_clock::now();
   const auto result = schedule::network_search(net, a.batch, resource, *strategy, nso);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -399,6 +402,22 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     std::cout << std::left << std::setw(28) << net.layer_name(l) << std::right << std::setw(18)
               << s->cost << std::setw(14) << s->time << std::setw(7) << s->num_nodes << "  "
               << s->sched_seq[0] << ',' << s->sched_seq[1] << ',' << s->sched_seq[2] << "\n";
+  }
+
+  if (a.show_directives) {
+    // Each layer's chosen scheme (partition, nested loop, blocking) as KAPLA directives; the
+    // lowering is the same for every strategy (it reads only the scheme).
+    std::cout << "\ndirectives\n";
+    for (std::size_t l : best.order()) {
+      search::LayerProblem p;
+      p.layer = net.layer(l);
+      p.batch = a.batch;
+      p.resource = resource;
+      p.options = options;
+      p.costs = costs;
+      std::cout << search::directive::format_directives(
+          search::directives_of(p, *best.get(l), net.layer_name(l)));
+    }
   }
 
   if (!a.json_out.empty()) {
@@ -461,11 +480,13 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
 void register_schedule(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<ScheduleArgs>();
   CLI::App* sub = app.add_subcommand(
-      "schedule", "Search the best whole-network schedule (nn_dataflow's search, strategy B)");
+      "schedule", "Search the best whole-network schedule (nn_dataflow's search, any strategy)");
   sub->add_option("--network", a->network, "Network name or file")->required();
   sub->add_option("--hardware", a->hardware, "Hardware preset name or file (else the flags below)");
   sub->add_option("--batch", a->batch, "Batch size")->required();
-  sub->add_option("--strategy", a->strategy, "Strategy name or letter (exhaustive = B)");
+  sub->add_option("--strategy", a->strategy,
+                  "Strategy name or letter: exhaustive B, directive-exhaustive S, random R, "
+                  "guided M, kapla K");
   sub->add_option("--json", a->json_out, "Write the result as JSON to this file");
   sub->add_option("--options", a->options_preset, "Option preset: training, inference, or a file");
   sub->add_option("--cost-model", a->cost_model, "kapla (default) or tangram");
@@ -478,6 +499,8 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--victory", a->victory,
                   "R: stop after this many consecutive non-improving valid samples (0 = off)");
   sub->add_flag("--surrogate", a->surrogate, "M: screen proposals with the ridge surrogate");
+  sub->add_flag("--show-directives", a->show_directives,
+                "Print each layer's chosen scheme as KAPLA directives (tensor/stack/update)");
   sub->add_option("--nodes", a->nodes, "Node array H W")->expected(2);
   sub->add_option("--array", a->array, "PE array H W per node")->expected(2);
   sub->add_option("--regf", a->regf, "REGF bytes per PE");

@@ -5,20 +5,12 @@
 
 #include <algorithm>
 #include <exception>
-#include <memory>
-#include <mutex>
 #include <numeric>
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
-#include "cost/layer_cost.hpp"
-#include "cost/loop_blocking.hpp"
-#include "cost/map_strategy.hpp"
-#include "mapping/buffer_sharing_scheme.hpp"
-#include "mapping/data_layout_ops.hpp"
 #include "mapping/gen_partition.hpp"
-#include "mapping/noc_hops.hpp"
-#include "mapping/part_layer.hpp"
+#include "search/fixed_scheme.hpp"
 
 namespace kapla::search {
 
@@ -131,14 +123,12 @@ SchemeSpace SchemeSpace::of_problem(const LayerProblem& problem) {
   SpaceShape shape;
   std::vector<std::vector<cost::NestedLoopDesc>> nlds;
   for (const auto& part : parts) {
-    const auto pl = mapping::part_layer(problem.layer, problem.batch, part);
-    auto mr = cost::map_eyeriss(pl.p_layer, pl.p_batch, pl.p_occupancy, res.dim_array,
-                                problem.options.cost_model);
+    auto setup = setup_partition(problem, part);
     std::vector<PerLoopDim<std::int64_t>> counts;
-    counts.reserve(mr.nlds.size());
-    for (const auto& n : mr.nlds) counts.push_back(n.loopcnt);
+    counts.reserve(setup.map.nlds.size());
+    for (const auto& n : setup.map.nlds) counts.push_back(n.loopcnt);
     shape.push_back(std::move(counts));
-    nlds.push_back(std::move(mr.nlds));
+    nlds.push_back(std::move(setup.map.nlds));
   }
   PerLoopDim<std::int64_t> top{};
   top[LoopDim::Ifm] = problem.constraint.topifm;
@@ -397,90 +387,13 @@ double goal_scalar(const LayerSchedule& s, model::Goal goal) {
   return s.cost;
 }
 
-namespace {
-
-// What every scheme of one partition shares: the ofmap layout and the unit NoC hops
-// (nn_dataflow-spec.md §9.2, computed once per partition), built on first use.
-struct PartitionContext {
-  std::once_flag once;
-  mapping::DataLayout ofmap_layout;
-  PerDataCategory<double> unit_nhops{};
-};
-
-// B's pricing of one fixed scheme (nn_dataflow Scheduling: loop blocking -> _get_result).
-class CostModelEvaluator {
- public:
-  CostModelEvaluator(const LayerProblem& problem, const SchemeSpace& space)
-      : problem_(problem),
-        space_(space),
-        filter_nodes_(mapping::filter_nodes(problem.resource.dram_region)),
-        parts_(std::make_unique<PartitionContext[]>(space.partitions().size())) {
-    KAPLA_ASSERT(space.has_nlds(), "cost_model_evaluator: space was not built from a problem");
-  }
-
-  std::optional<LayerSchedule> operator()(const SchemePoint& pt) const {
-    const auto& p = problem_;
-    if (!p.constraint.is_valid_top_bl(pt.bl_ts[0], pt.bl_ords[0])) return std::nullopt;
-    const auto& part = space_.partitions()[static_cast<std::size_t>(pt.part_index)];
-    const auto& nld = space_.nld(pt.part_index, pt.nld_index);
-    const auto bufshr = mapping::make_bufshr_scheme(p.resource.proc_region, part, nld.data_loops);
-    cost::LoopBlocking blocking;
-    blocking.bl_ts = pt.bl_ts;
-    blocking.bl_ords = pt.bl_ords;
-    const auto ev =
-        cost::evaluate_loop_blocking(nld, blocking, p.resource, bufshr, p.options, p.costs);
-    if (!ev.valid()) return std::nullopt;
-    auto& pc = parts_[static_cast<std::size_t>(pt.part_index)];
-    std::call_once(pc.once, [&] {
-      pc.ofmap_layout =
-          mapping::ofmap_layout(p.layer, p.batch, part, p.resource.dst_data_region);
-      pc.unit_nhops = mapping::unit_nhops_to_proc_region(p.layer, p.batch, p.resource.proc_region,
-                                                         part, filter_nodes_, p.ifmap_layout,
-                                                         pc.ofmap_layout, p.options);
-    });
-    const auto lc = cost::layer_cost(ev, pc.unit_nhops, p.costs);
-    LayerSchedule r;
-    r.cost = lc.cost;
-    r.cost_op = lc.cost_op;
-    r.cost_access = lc.cost_access;
-    r.cost_noc = lc.cost_noc;
-    r.cost_static = lc.cost_static;
-    r.time = lc.time;
-    r.proc_time = static_cast<double>(ev.proc_time);
-    r.bus_time = static_cast<double>(ev.bus_time);
-    r.dram_time = static_cast<double>(ev.dram_time);
-    r.ops = ev.ops;
-    r.num_nodes = ev.num_nodes;
-    r.is_dram = {ev.src_is_dram, ev.dst_is_dram};
-    r.access = ev.access;
-    r.remote_gbuf_access = ev.remote_gbuf_access;
-    r.total_nhops = lc.total_nhops;
-    r.mem_nhops = lc.mem_nhops;
-    r.node_nhops = lc.node_nhops;
-    r.unit_nhops = lc.unit_nhops;
-    for (std::size_t bl = 0; bl < 2; ++bl)
-      for (auto d : all_values<DataCategory>())
-        r.fetch[bl][d] = static_cast<double>(ev.fetch[bl][d]);
-    r.part = part;
-    r.nld_index = pt.nld_index;
-    r.tvals = ev.blocking.bl_ts;
-    r.orders = ev.blocking.bl_ords;
-    r.ofmap_layout = pc.ofmap_layout;
-    r.sched_seq = p.sched_seq;
-    return r;
-  }
-
- private:
-  const LayerProblem& problem_;
-  const SchemeSpace& space_;
-  std::vector<PhyDim2> filter_nodes_;
-  std::shared_ptr<PartitionContext[]> parts_;
-};
-
-}  // namespace
-
 SchemeEvaluator cost_model_evaluator(const LayerProblem& problem, const SchemeSpace& space) {
-  return CostModelEvaluator(problem, space);
+  KAPLA_ASSERT(space.has_nlds(), "cost_model_evaluator: space was not built from a problem");
+  // B's pricing of one fixed scheme (nn_dataflow Scheduling: loop blocking -> _get_result).
+  return [eval = FixedSchemeEvaluator(problem, space.partitions())](const SchemePoint& pt) {
+    return eval.evaluate(static_cast<std::size_t>(pt.part_index),
+                         FixedScheme{pt.nld_index, {pt.bl_ts, pt.bl_ords}});
+  };
 }
 
 std::vector<std::optional<LayerSchedule>> evaluate_batch(const std::vector<SchemePoint>& points,

@@ -1,0 +1,142 @@
+// The one fixed-scheme evaluator (see fixed_scheme.hpp). Spec: nn_dataflow-spec.md §9.2.
+#include "search/fixed_scheme.hpp"
+
+#include "core/errors.hpp"
+#include "cost/layer_cost.hpp"
+#include "mapping/data_layout_ops.hpp"
+#include "mapping/gen_partition.hpp"
+#include "mapping/noc_hops.hpp"
+
+namespace kapla::search {
+
+PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part) {
+  PartitionSetup s;
+  s.part = part;
+  s.pl = mapping::part_layer(p.layer, p.batch, part);
+  s.map = cost::map_eyeriss(s.pl.p_layer, s.pl.p_batch, s.pl.p_occupancy, p.resource.dim_array,
+                            p.options.cost_model);
+  if (!s.map.nlds.empty()) {
+    s.bufshr = mapping::make_bufshr_scheme(p.resource.proc_region, part,
+                                           s.map.nlds.front().data_loops);
+  }
+  return s;
+}
+
+PartitionPlacement place_partition(const LayerProblem& p, const mapping::PartitionScheme& part,
+                                   const std::vector<PhyDim2>& filter_nodes) {
+  PartitionPlacement out;
+  out.ofmap_layout = mapping::ofmap_layout(p.layer, p.batch, part, p.resource.dst_data_region);
+  out.unit_nhops = mapping::unit_nhops_to_proc_region(p.layer, p.batch, p.resource.proc_region,
+                                                      part, filter_nodes, p.ifmap_layout,
+                                                      out.ofmap_layout, p.options);
+  return out;
+}
+
+std::optional<cost::LoopBlockingEval> evaluate_blocking(const LayerProblem& p,
+                                                        const PartitionSetup& setup,
+                                                        const FixedScheme& s) {
+  if (!p.constraint.is_valid_top_bl(s.blocking.bl_ts[0], s.blocking.bl_ords[0])) {
+    return std::nullopt;
+  }
+  if (s.nld_index < 0 || static_cast<std::size_t>(s.nld_index) >= setup.map.nlds.size()) {
+    return std::nullopt;
+  }
+  auto ev = cost::evaluate_loop_blocking(setup.map.nlds[static_cast<std::size_t>(s.nld_index)],
+                                         s.blocking, p.resource, setup.bufshr, p.options, p.costs);
+  if (!ev.valid()) return std::nullopt;
+  return ev;
+}
+
+LayerSchedule schedule_of(const LayerProblem& p, const mapping::PartitionScheme& part,
+                          int nld_index, const cost::LoopBlockingEval& ev,
+                          const PartitionPlacement& placement) {
+  const auto lc = cost::layer_cost(ev, placement.unit_nhops, p.costs);
+  LayerSchedule s;
+  s.cost = lc.cost;
+  s.cost_op = lc.cost_op;
+  s.cost_access = lc.cost_access;
+  s.cost_noc = lc.cost_noc;
+  s.cost_static = lc.cost_static;
+  s.time = lc.time;
+  s.proc_time = static_cast<double>(ev.proc_time);
+  s.bus_time = static_cast<double>(ev.bus_time);
+  s.dram_time = static_cast<double>(ev.dram_time);
+  s.ops = ev.ops;
+  s.num_nodes = ev.num_nodes;
+  s.is_dram = {ev.src_is_dram, ev.dst_is_dram};
+  s.access = ev.access;
+  s.remote_gbuf_access = ev.remote_gbuf_access;
+  s.total_nhops = lc.total_nhops;
+  s.mem_nhops = lc.mem_nhops;
+  s.node_nhops = lc.node_nhops;
+  s.unit_nhops = lc.unit_nhops;
+  for (std::size_t b = 0; b < 2; ++b) {
+    for (auto d : all_values<DataCategory>()) s.fetch[b][d] = static_cast<double>(ev.fetch[b][d]);
+  }
+  s.part = part;
+  s.nld_index = nld_index;
+  s.tvals = ev.blocking.bl_ts;
+  s.orders = ev.blocking.bl_ords;
+  s.ofmap_layout = placement.ofmap_layout;
+  s.sched_seq = p.sched_seq;
+  s.detail = std::make_shared<const cost::LoopBlockingEval>(ev);
+  return s;
+}
+
+std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,
+                                                   const PartitionSetup& setup,
+                                                   const PartitionPlacement& placement,
+                                                   const FixedScheme& s) {
+  const auto ev = evaluate_blocking(p, setup, s);
+  if (!ev) return std::nullopt;
+  return schedule_of(p, setup.part, s.nld_index, *ev, placement);
+}
+
+// ---- FixedSchemeEvaluator ----------------------------------------------------------------
+
+FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem)
+    : FixedSchemeEvaluator(problem,
+                           mapping::gen_partition(problem.layer, problem.batch,
+                                                  problem.resource.proc_region.dim,
+                                                  problem.options, /*guaranteed=*/true)) {}
+
+FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem,
+                                           std::vector<mapping::PartitionScheme> parts)
+    : p_(&problem), cache_(std::make_shared<Cache>()) {
+  cache_->parts = std::move(parts);
+  cache_->filter_nodes = mapping::filter_nodes(problem.resource.dram_region);
+  cache_->slots = std::make_unique<Slot[]>(cache_->parts.size());
+}
+
+std::optional<std::size_t> FixedSchemeEvaluator::index_of(
+    const mapping::PartitionScheme& part) const {
+  const auto& parts = cache_->parts;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] == part) return i;
+  }
+  return std::nullopt;
+}
+
+const PartitionSetup& FixedSchemeEvaluator::setup(std::size_t i) const {
+  KAPLA_ASSERT(i < cache_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
+  Slot& s = cache_->slots[i];
+  std::call_once(s.setup_once, [&] { s.setup = setup_partition(*p_, cache_->parts[i]); });
+  return s.setup;
+}
+
+const PartitionPlacement& FixedSchemeEvaluator::placement(std::size_t i) const {
+  KAPLA_ASSERT(i < cache_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
+  Slot& s = cache_->slots[i];
+  std::call_once(s.placement_once,
+                 [&] { s.placement = place_partition(*p_, cache_->parts[i], cache_->filter_nodes); });
+  return s.placement;
+}
+
+std::optional<LayerSchedule> FixedSchemeEvaluator::evaluate(std::size_t part_index,
+                                                            const FixedScheme& s) const {
+  const auto ev = evaluate_blocking(*p_, setup(part_index), s);
+  if (!ev) return std::nullopt;
+  return schedule_of(*p_, cache_->parts[part_index], s.nld_index, *ev, placement(part_index));
+}
+
+}  // namespace kapla::search

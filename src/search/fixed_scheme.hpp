@@ -1,0 +1,118 @@
+// The one fixed-scheme evaluator: the layer result of ONE scheme (partition, nested-loop
+// description, loop blocking) under one LayerProblem, as nn_dataflow Scheduling composes it
+// (partition -> part_layer -> map strategy NLDs -> buffer-sharing scheme -> loop-blocking
+// evaluation -> unit NoC hops -> layer cost -> SchedulingResult). Every strategy (B, K, S, R,
+// M) prices its schemes through this file; none assembles a LayerSchedule itself.
+// Spec: nn_dataflow-spec.md §9.2 (schedule_search, _get_result).
+//
+// The work that depends only on the partition is split in two reusable values so the hot
+// paths stay fast:
+//  - PartitionSetup (per-node layer, NLDs, buffer-sharing scheme): independent of the ifmap
+//    layout, so B memoizes it across scheduling conditions;
+//  - PartitionPlacement (ofmap layout, unit NoC hops): depends on the ifmap layout.
+// FixedSchemeEvaluator caches both per partition of B's list, on first use, thread-safely.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "core/enum_array.hpp"
+#include "core/phy_dim2.hpp"
+#include "cost/loop_blocking.hpp"
+#include "cost/map_strategy.hpp"
+#include "mapping/buffer_sharing_scheme.hpp"
+#include "mapping/data_layout.hpp"
+#include "mapping/part_layer.hpp"
+#include "mapping/partition_scheme.hpp"
+#include "search/strategy.hpp"
+
+namespace kapla::search {
+
+/// What every scheme of one partition shares and that does not depend on the ifmap layout.
+struct PartitionSetup {
+  mapping::PartitionScheme part;
+  mapping::PartLayer pl;
+  /// The Eyeriss map strategy's result; nld_index indexes map.nlds.
+  cost::MapResult map;
+  /// The buffer-sharing scheme (default when there is no NLD: all NLDs share data loops).
+  mapping::BufShrScheme bufshr;
+};
+
+/// Where one partition's data come from and go to (depends on the ifmap layout).
+struct PartitionPlacement {
+  mapping::DataLayout ofmap_layout;
+  PerDataCategory<double> unit_nhops{};
+};
+
+/// part_layer, the map strategy's NLDs and the buffer-sharing scheme of `part`.
+PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part);
+
+/// The ofmap layout and the unit NoC hops of `part`; `filter_nodes` =
+/// mapping::filter_nodes(p.resource.dram_region).
+PartitionPlacement place_partition(const LayerProblem& p, const mapping::PartitionScheme& part,
+                                   const std::vector<PhyDim2>& filter_nodes);
+
+/// One fixed scheme of a partition: which NLD and its loop blocking.
+struct FixedScheme {
+  int nld_index = 0;
+  cost::LoopBlocking blocking;
+};
+
+/// The loop-blocking evaluation of a fixed scheme, or nullopt if it is invalid (NLD index out
+/// of range, the scheduling constraint's top blocking, capacity, on-chip spilling).
+std::optional<cost::LoopBlockingEval> evaluate_blocking(const LayerProblem& p,
+                                                        const PartitionSetup& setup,
+                                                        const FixedScheme& s);
+
+/// The layer result (nn_dataflow _get_result) of a valid loop-blocking evaluation `ev` of NLD
+/// `nld_index` of `part`: layer_cost with the placement's unit hops, the figures, the scheme
+/// and the placement, `ev` kept as the detail.
+LayerSchedule schedule_of(const LayerProblem& p, const mapping::PartitionScheme& part,
+                          int nld_index, const cost::LoopBlockingEval& ev,
+                          const PartitionPlacement& placement);
+
+/// evaluate_blocking then schedule_of: the layer result of one fixed scheme, or nullopt.
+std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,
+                                                   const PartitionSetup& setup,
+                                                   const PartitionPlacement& placement,
+                                                   const FixedScheme& s);
+
+/// The fixed-scheme evaluator of one LayerProblem over a list of partitions (by default B's,
+/// mapping::gen_partition with guaranteed = true), with each partition's setup and placement
+/// computed once on first use (std::call_once: thread-safe; the values do not depend on the
+/// thread). The problem must outlive the evaluator; copies share the cache.
+class FixedSchemeEvaluator {
+ public:
+  explicit FixedSchemeEvaluator(const LayerProblem& problem);
+  FixedSchemeEvaluator(const LayerProblem& problem, std::vector<mapping::PartitionScheme> parts);
+
+  const LayerProblem& problem() const { return *p_; }
+  const std::vector<mapping::PartitionScheme>& partitions() const { return cache_->parts; }
+  /// The index of `part` in partitions(), or nullopt.
+  std::optional<std::size_t> index_of(const mapping::PartitionScheme& part) const;
+  const PartitionSetup& setup(std::size_t part_index) const;
+  /// The placement (computed on first use: only partitions with a valid scheme pay for it).
+  const PartitionPlacement& placement(std::size_t part_index) const;
+  /// The layer result of scheme `s` of partition `part_index`, or nullopt if it is invalid.
+  std::optional<LayerSchedule> evaluate(std::size_t part_index, const FixedScheme& s) const;
+
+ private:
+  struct Slot {
+    std::once_flag setup_once;
+    std::once_flag placement_once;
+    PartitionSetup setup;
+    PartitionPlacement placement;
+  };
+  struct Cache {
+    std::vector<mapping::PartitionScheme> parts;
+    std::vector<PhyDim2> filter_nodes;
+    std::unique_ptr<Slot[]> slots;
+  };
+  const LayerProblem* p_;
+  std::shared_ptr<Cache> cache_;
+};
+
+}  // namespace kapla::search

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "core/errors.hpp"
+#include "io/hdf5_handle.hpp"
 
 namespace kapla::io {
 namespace {
@@ -17,22 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Owns an hid_t; a failed open becomes InputError("FILE: reason").
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t), const std::string& error) : id_(id), close_(close) {
-    if (id_ < 0) throw InputError(error);
-  }
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+using Handle = Hdf5Handle;
 
 // Reads a whole compound table in one H5Dread into its native layout, then hands out columns
 // by name (one read per table: per-column reads made HDF5 spend most of its time comparing

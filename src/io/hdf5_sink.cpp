@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "core/errors.hpp"
+#include "io/hdf5_handle.hpp"
 #include "io/hdf5_reader.hpp"
 
 namespace kapla::io {
@@ -20,22 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // Owns an hid_t and closes it with the right H5*close.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) : id_(id), close_(close) {
-    if (id_ < 0) throw InputError("HDF5: " + what + " failed");
-  }
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+// The writer's handles name the HDF5 step that failed.
+Hdf5Handle handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) {
+  return Hdf5Handle(id, close, "HDF5: " + what + " failed");
+}
 
 void check(herr_t rc, const std::string& what) {
   if (rc < 0) throw InputError("HDF5: " + what + " failed");
@@ -82,14 +71,14 @@ class TableWriter {
       KAPLA_ASSERT(n == rows, std::string("table ") + table + ": column " + c.name +
                                   " has a different length");
     }
-    const Handle str(string_type(), H5Tclose, "string type");
+    const auto str = handle(string_type(), H5Tclose, "string type");
     std::size_t size = 0;
     std::vector<std::size_t> offsets;
     for (const auto& c : columns_) {
       offsets.push_back(size);
       size += c.kind == Kind::Str ? sizeof(const char*) : 8;
     }
-    const Handle type(H5Tcreate(H5T_COMPOUND, size), H5Tclose, "compound type");
+    const auto type = handle(H5Tcreate(H5T_COMPOUND, size), H5Tclose, "compound type");
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       const hid_t member = columns_[i].kind == Kind::F64   ? H5T_NATIVE_DOUBLE
                            : columns_[i].kind == Kind::I64 ? H5T_NATIVE_INT64
@@ -115,10 +104,10 @@ class TableWriter {
       }
     }
     const hsize_t dims[1] = {rows};
-    const Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-    const Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+    const auto space = handle(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+    const auto dcpl = handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
     check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
-    const Handle ds(H5Dcreate2(file, table, type.get(), space.get(), H5P_DEFAULT, dcpl.get(),
+    const auto ds = handle(H5Dcreate2(file, table, type.get(), space.get(), H5P_DEFAULT, dcpl.get(),
                                H5P_DEFAULT),
                     H5Dclose, std::string("creating table ") + table);
     if (rows > 0) {
@@ -143,17 +132,17 @@ class TableWriter {
 };
 
 void write_string_attribute(hid_t obj, const char* name, const std::string& value) {
-  const Handle type(string_type(), H5Tclose, "string type");
-  const Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
-  const Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+  const auto type = handle(string_type(), H5Tclose, "string type");
+  const auto space = handle(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  const auto attr = handle(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
                     H5Aclose, std::string("attribute ") + name);
   const char* p = value.c_str();
   check(H5Awrite(attr.get(), type.get(), &p), std::string("writing attribute ") + name);
 }
 
 void write_int_attribute(hid_t obj, const char* name, int value) {
-  const Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
-  const Handle attr(H5Acreate2(obj, name, H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+  const auto space = handle(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  const auto attr = handle(H5Acreate2(obj, name, H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
                     H5Aclose, std::string("attribute ") + name);
   check(H5Awrite(attr.get(), H5T_NATIVE_INT, &value), std::string("writing attribute ") + name);
 }
@@ -339,13 +328,13 @@ void write_results_file(const fs::path& file, const ResultsFile& results) {
   const fs::path tmp = fs::path(file.string() + temp_suffix());
   try {
     {
-      const Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
+      const auto fapl = handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
       // Oldest format that has what we use: readable by any HDF5 1.8+ (and h5py).
       check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_V18),
             "H5Pset_libver_bounds");
-      const Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "file creation properties");
+      const auto fcpl = handle(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "file creation properties");
       check(H5Pset_userblock(fcpl.get(), kUserBlockBytes), "H5Pset_userblock");
-      const Handle f(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose,
+      const auto f = handle(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose,
                      "creating " + tmp.string());
       write_int_attribute(f.get(), kAttrSchema, kResultSchemaVersion);
       write_string_attribute(f.get(), kAttrJobName, results.info.job_name);

@@ -385,9 +385,7 @@ SamplingResult Guided::run(const LayerProblem& problem, const SearchContext& ctx
 
 std::vector<LayerSchedule> Guided::search(const LayerProblem& problem,
                                           const SearchContext& ctx) const {
-  auto r = run(problem, ctx);
-  if (ctx.stats != nullptr) record_stats(r, *ctx.stats);
-  return std::move(r.best);
+  return report_best(run(problem, ctx), ctx);
 }
 
 }  // namespace kapla::search

@@ -108,6 +108,11 @@ void record_stats(const SamplingResult& r, LayerSearchStats& out) {
   out.curve = r.curve;
 }
 
+std::vector<LayerSchedule> report_best(SamplingResult r, const SearchContext& ctx) {
+  if (ctx.stats != nullptr) record_stats(r, *ctx.stats);
+  return std::move(r.best);
+}
+
 RandomSampling::RandomSampling(RandomSamplingOptions opts) : opts_(opts) { validate(opts_); }
 
 SamplingResult RandomSampling::run(const LayerProblem& problem, const SearchContext& ctx) const {
@@ -120,9 +125,7 @@ SamplingResult RandomSampling::run(const LayerProblem& problem, const SearchCont
 
 std::vector<LayerSchedule> RandomSampling::search(const LayerProblem& problem,
                                                   const SearchContext& ctx) const {
-  auto r = run(problem, ctx);
-  if (ctx.stats != nullptr) record_stats(r, *ctx.stats);
-  return std::move(r.best);
+  return report_best(run(problem, ctx), ctx);
 }
 
 }  // namespace kapla::search

@@ -61,6 +61,9 @@ struct SamplingResult {
 
 /// Copies a sampling search's counts and curve into a per-call statistics sink (R and M).
 void record_stats(const SamplingResult& r, LayerSearchStats& out);
+/// What R and M report through the strategy interface: the best schedules, after recording the
+/// run's counts and curve in ctx.stats (when the caller asked for them).
+std::vector<LayerSchedule> report_best(SamplingResult r, const SearchContext& ctx);
 
 /// R over any space and evaluator (tests use toy evaluators). Sample i is drawn from its own
 /// stream Rng(mix_seed(layer_seed, i)) and the batch is reduced in sample order, so the

@@ -83,28 +83,6 @@ struct ScheduleArgs {
   std::optional<int> top;
 };
 
-// kapla-spec §7.2: option_inference.json / option_training.json.
-model::SearchOptions preset_options(const std::string& name) {
-  model::SearchOptions o;
-  o.sw_gbuf_bypass = {{false, false, false}};
-  o.hw_gbuf_sharing = true;
-  o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
-  o.layer_pipeline_time_ovhd = 1e10;
-  o.layer_pipeline_opt = true;
-  o.opt_goal = model::Goal::Energy;
-  o.ntops = 1;
-  if (name == "inference") {
-    o.hw_gbuf_save_writeback = true;
-    o.partition_interlayer = true;
-    o.layer_pipeline_max_degree = 5;
-  } else if (name == "training") {
-    o.layer_pipeline_max_degree = 1e10;
-  } else {
-    throw InternalError("preset_options: unknown preset");
-  }
-  return o;
-}
-
 double json_number(const json& j, const std::string& key) {
   if (j.is_string()) {
     const auto s = j.get<std::string>();
@@ -297,7 +275,7 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
     // The reference CLI's defaults: bypass allowed for every category.
     o.sw_gbuf_bypass = {{true, true, true}};
   } else if (a.options_preset == "training" || a.options_preset == "inference") {
-    o = preset_options(a.options_preset);
+    o = model::kapla_option_preset(a.options_preset);
   } else {
     o = load_options_file(a.options_preset);
   }

@@ -36,6 +36,28 @@ CostModelVariant parse_variant(std::string_view s) {
   throw InputError("cost_model: must be kapla or tangram; got '" + std::string(s) + "'");
 }
 
+SearchOptions kapla_option_preset(std::string_view name) {
+  SearchOptions o;
+  o.sw_gbuf_bypass = {{false, false, false}};
+  o.hw_gbuf_sharing = true;
+  o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
+  o.layer_pipeline_time_ovhd = 1e10;
+  o.layer_pipeline_opt = true;
+  o.opt_goal = Goal::Energy;
+  o.ntops = 1;
+  if (name == "inference") {
+    o.hw_gbuf_save_writeback = true;
+    o.partition_interlayer = true;
+    o.layer_pipeline_max_degree = 5;
+  } else if (name == "training") {
+    o.layer_pipeline_max_degree = 1e10;
+  } else {
+    throw InputError("options: unknown preset '" + std::string(name) +
+                     "'; known: training, inference");
+  }
+  return o;
+}
+
 void validate(const SearchOptions& o) {
   if (o.sw_solve_loopblocking && o.hw_gbuf_sharing) {
     throw InputError("sw_solve_loopblocking: the analytical loop-blocking solver cannot be "

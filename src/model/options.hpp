@@ -46,6 +46,12 @@ std::string_view variant_name(CostModelVariant v);
 /// "kapla" or "tangram"; throws InputError otherwise.
 CostModelVariant parse_variant(std::string_view s);
 
+/// The KAPLA code's option sets (kapla-spec §7.2, options/option_{training,inference}.json):
+/// "training" = no inter-layer pipelining, no save-writeback; "inference" = pipelining with
+/// max degree 5. Both: GBUF sharing, hybrid/batch/ifmaps partitioning, no bypass, goal e.
+/// Throws InputError for another name.
+SearchOptions kapla_option_preset(std::string_view name);
+
 /// Throws InputError for impossible combinations (the reference's Option checks: e.g. the
 /// analytical loop-blocking solver cannot be combined with GBUF sharing).
 void validate(const SearchOptions& opts);

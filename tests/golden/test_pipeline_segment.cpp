@@ -14,16 +14,7 @@
 namespace kapla {
 namespace {
 
-model::SearchOptions inference_options() {
-  model::SearchOptions o;
-  o.hw_gbuf_sharing = true;
-  o.hw_gbuf_save_writeback = true;
-  o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
-  o.partition_interlayer = true;
-  o.layer_pipeline_time_ovhd = 1e10;
-  o.layer_pipeline_max_degree = 5;
-  return o;
-}
+model::SearchOptions inference_options() { return model::kapla_option_preset("inference"); }
 
 mapping::Resource cloud_resource() {
   model::Hardware hw;

@@ -400,6 +400,15 @@ std::set<std::string> Hdf5Sink::existing_keys() {
     }
     for (const auto& p : stale) fs::remove(p, ec);  // half-written by a killed run
   }
+  // A run killed while merging leaves "<output>.tmp.<pid>.<n>" beside the output; its parts
+  // are still in the parts directory, so the half-written merge is only litter.
+  const fs::path dir = output_.has_parent_path() ? output_.parent_path() : fs::path(".");
+  const std::string prefix = output_.filename().string() + ".tmp.";
+  std::vector<fs::path> stale_merges;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) stale_merges.push_back(entry.path());
+  }
+  for (const auto& p : stale_merges) fs::remove(p, ec);
   return keys;
 }
 

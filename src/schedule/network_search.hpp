@@ -16,31 +16,11 @@
 #include "model/options.hpp"
 #include "schedule/network_scheme.hpp"
 #include "schedule/pipeline_segment.hpp"
+#include "schedule/segment_filter.hpp"
 #include "search/anytime_curve.hpp"
 #include "search/strategy.hpp"
 
 namespace kapla::schedule {
-
-/// Inter-layer pruning hooks a strategy may provide (K: kapla-spec.md §4.2-4.3). Applied to
-/// the distinct segments before the beam search; a dropped segment or (segment, constraint)
-/// pair is never searched. Empty functions keep everything (B, S, R, M: unaffected).
-/// Must be deterministic and callable from the searching thread only.
-struct SegmentFilter {
-  /// Keep-flag per segment: called once with all distinct segments in generation order;
-  /// returns one flag per segment.
-  std::function<std::vector<bool>(const std::vector<const PipelineSegment*>&)> segments;
-  /// Keep-flag of one constraint of a kept segment.
-  std::function<bool(const PipelineSegment&, const SegmentConstraint&)> constraint;
-  bool empty() const { return !segments && !constraint; }
-};
-
-/// The filter a strategy asks for, or an empty one: with LayerStrategy::prunes_constraints(),
-/// a (segment, constraint) pair is dropped when constraint_may_fit() is false for one of its
-/// layers (on its allocated resource; a lazily resolved topofm counts as unconstrained). No
-/// segment filter (K's segment selection needs the segment estimates, docs/kapla.md §9).
-/// `strategy` and `net` must outlive the filter.
-SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
-                                      const model::Network& net, std::int64_t batch);
 
 struct NetworkSearchOptions {
   model::SearchOptions options;

@@ -129,12 +129,12 @@ model::HardwareFeatures read_features(const json& value) {
 }
 
 // Optional keys default to the model's values (word_bits 16, unlimited bus and DRAM bandwidth,
-// 2D memory, all features); everything else is required.
+// 2D memory, row-stationary PE arrays, all features); everything else is required.
 model::Hardware read_own_format(const json& doc) {
   const JsonObject o(doc, "",
                      {"name", "source", "nodes", "pe_array", "gbuf_bytes", "regf_bytes",
                       "word_bits", "array_bus_width_bits", "dram_bandwidth_bytes_per_cycle",
-                      "mem_type", "costs", "features"});
+                      "mem_type", "array_mapping", "costs", "features"});
   model::Hardware hw;
   hw.name = o.string("name");
   if (hw.name.empty()) fail("name", "must not be empty");
@@ -173,6 +173,14 @@ model::Hardware read_own_format(const json& doc) {
     }
   }
   if (o.has("mem_type")) hw.mem_type = read_mem_type(o.at("mem_type"), "mem_type");
+  if (o.has("array_mapping")) {
+    const std::string m = o.string("array_mapping");
+    if (m != "row_stationary" && m != "systolic") {
+      fail("array_mapping", "must be \"row_stationary\" or \"systolic\", got " +
+                                brief(o.at("array_mapping")));
+    }
+    hw.array_mapping = model::parse_array_mapping(m);
+  }
   hw.costs = read_costs(o.at("costs"));
   if (o.has("features")) hw.features = read_features(o.at("features"));
   validate_in_file_terms(hw, kOwnFields);

@@ -8,6 +8,7 @@
 
 #include "core/phy_dim2.hpp"
 #include "mapping/node_region.hpp"
+#include "model/hardware.hpp"
 
 namespace kapla::mapping {
 
@@ -17,6 +18,8 @@ struct Resource {
   NodeRegion src_data_region;  // where the ifmaps live (DRAM, or a PROC region when forwarded)
   NodeRegion dst_data_region;  // where the ofmaps go
   PhyDim2 dim_array;           // PE array per node
+  /// The PE array's dataflow (the map strategy every search uses; hardware's array_mapping).
+  model::ArrayMapping array_mapping = model::ArrayMapping::RowStationary;
   std::int64_t size_gbuf = 0;  // GBUF words per node
   std::int64_t size_regf = 0;  // REGF words per PE
   /// Words per cycle per data category on the array bus; +inf = unlimited.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "model/network.hpp"
 
 namespace kapla::model {
 namespace {
@@ -20,6 +21,34 @@ void non_negative(const char* field, double v) {
 }
 
 }  // namespace
+
+std::string_view array_mapping_name(ArrayMapping m) {
+  return m == ArrayMapping::Systolic ? "systolic" : "row_stationary";
+}
+
+ArrayMapping parse_array_mapping(std::string_view s) {
+  if (s == "row_stationary" || s == "eyeriss") return ArrayMapping::RowStationary;
+  if (s == "systolic") return ArrayMapping::Systolic;
+  throw InputError(
+      "array_mapping: must be \"row_stationary\" (or \"eyeriss\") or \"systolic\", got \"" +
+      std::string(s) + "\"");
+}
+
+void check_array_mapping(const Hardware& hw, const Network& net, CostModelVariant variant) {
+  if (hw.array_mapping != ArrayMapping::Systolic) return;
+  if (variant != CostModelVariant::Kapla) {
+    throw InputError("array_mapping: hardware '" + hw.name +
+                     "' is systolic, which exists only under --cost-model kapla (upstream "
+                     "nn_dataflow has no systolic mapping)");
+  }
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    if (net.layer(i).is_back()) {
+      throw InputError("array_mapping: hardware '" + hw.name + "' is systolic, which has no "
+                       "back-propagation support, but layer '" + net.layer_name(i) + "' of '" +
+                       net.name() + "' is a " + std::string(type_name(net.layer(i).type)));
+    }
+  }
+}
 
 void validate(const Hardware& hw) {
   positive("nodes.h", hw.nodes.h);

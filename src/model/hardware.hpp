@@ -7,15 +7,31 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "core/enum_array.hpp"
 #include "core/phy_dim2.hpp"
+#include "model/options.hpp"
 
 namespace kapla::model {
+
+class Network;
 
 /// Where DRAM sits: "2D" = four memory controllers at the chip corners, "3D" = one stacked
 /// memory per node (nn_dataflow --mem-type).
 enum class MemoryType : std::uint8_t { TwoD, ThreeD };
+
+/// The dataflow of every node's PE array: Eyeriss row stationary (nn_dataflow's
+/// MapStrategyEyeriss, all of the paper's multi-node runs) or the KAPLA fork's TPU-like systolic
+/// array (MapStrategySystolic, the paper's single-array "edge" runs; forward layers only, and
+/// only under the fork's cost-model rules). Spec: kapla-spec.md §1.1, §1.6, §2.2, §7.3.
+enum class ArrayMapping : std::uint8_t { RowStationary, Systolic };
+
+/// "row_stationary" or "systolic" (the hardware file's spelling).
+std::string_view array_mapping_name(ArrayMapping m);
+/// "row_stationary" (alias "eyeriss", the reference CLI's name) or "systolic"; throws
+/// InputError otherwise.
+ArrayMapping parse_array_mapping(std::string_view s);
 
 /// Unit energies (nn_dataflow Cost). Units are whatever the user's numbers are (relative
 /// units for the reference CLI defaults, joules for the KAPLA hardware files).
@@ -48,6 +64,7 @@ struct Hardware {
   /// Total DRAM bandwidth; +inf = unlimited (nn_dataflow's default).
   double dram_bandwidth_bytes_per_cycle = std::numeric_limits<double>::infinity();
   MemoryType mem_type = MemoryType::TwoD;
+  ArrayMapping array_mapping = ArrayMapping::RowStationary;
   UnitCosts costs;
   HardwareFeatures features;
 
@@ -62,5 +79,10 @@ struct Hardware {
 /// Throws InputError naming the field when a value is impossible (non-positive sizes, a
 /// buffer smaller than one word, negative energies or bandwidth).
 void validate(const Hardware& hw);
+
+/// Throws a one-line InputError when `hw`'s array mapping cannot run `net` under `variant`:
+/// the systolic mapping exists only in the KAPLA fork's rules and has no back-propagation
+/// support (the error names the first back-propagation layer). Row stationary runs anything.
+void check_array_mapping(const Hardware& hw, const Network& net, CostModelVariant variant);
 
 }  // namespace kapla::model

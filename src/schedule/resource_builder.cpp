@@ -19,6 +19,7 @@ mapping::Resource build_resource(const model::Hardware& hw) {
   r.src_data_region = data_region;
   r.dst_data_region = data_region;
   r.dim_array = hw.pe_array;
+  r.array_mapping = hw.array_mapping;
   r.size_gbuf = hw.gbuf_words();
   r.size_regf = hw.regf_words();
   const std::int64_t bus_words = hw.array_bus_width_bits / hw.word_bits;

@@ -9,12 +9,19 @@
 
 namespace kapla::search {
 
+cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::PartLayer& pl) {
+  const auto strategy = p.resource.array_mapping == model::ArrayMapping::Systolic
+                            ? cost::ArrayMapping::Systolic
+                            : cost::ArrayMapping::Eyeriss;
+  return cost::map_layer(strategy, pl.p_layer, pl.p_batch, pl.p_occupancy, p.resource.dim_array,
+                         p.options.cost_model);
+}
+
 PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part) {
   PartitionSetup s;
   s.part = part;
   s.pl = mapping::part_layer(p.layer, p.batch, part);
-  s.map = cost::map_eyeriss(s.pl.p_layer, s.pl.p_batch, s.pl.p_occupancy, p.resource.dim_array,
-                            p.options.cost_model);
+  s.map = map_partitioned_layer(p, s.pl);
   if (!s.map.nlds.empty()) {
     s.bufshr = mapping::make_bufshr_scheme(p.resource.proc_region, part,
                                            s.map.nlds.front().data_loops);

@@ -35,7 +35,8 @@ namespace kapla::search {
 struct PartitionSetup {
   mapping::PartitionScheme part;
   mapping::PartLayer pl;
-  /// The Eyeriss map strategy's result; nld_index indexes map.nlds.
+  /// The map strategy's result (row stationary or systolic, by resource.array_mapping);
+  /// nld_index indexes map.nlds.
   cost::MapResult map;
   /// The buffer-sharing scheme (default when there is no NLD: all NLDs share data loops).
   mapping::BufShrScheme bufshr;
@@ -47,7 +48,15 @@ struct PartitionPlacement {
   PerDataCategory<double> unit_nhops{};
 };
 
-/// part_layer, the map strategy's NLDs and the buffer-sharing scheme of `part`.
+/// The map strategy of the resource's array mapping (row stationary: cost::map_eyeriss,
+/// systolic: cost::map_systolic) applied to a partitioned layer of `p`: the one place a search
+/// chooses how a layer is mapped onto the PE array. Systolic requires the KAPLA cost-model
+/// variant and a forward layer (model::check_array_mapping checks the inputs; here a violation
+/// is an InternalError).
+cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::PartLayer& pl);
+
+/// part_layer, the map strategy's NLDs (map_partitioned_layer) and the buffer-sharing
+/// scheme of `part`.
 PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part);
 
 /// The ofmap layout and the unit NoC hops of `part`; `filter_nodes` =

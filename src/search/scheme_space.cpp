@@ -49,6 +49,9 @@ std::uint64_t problem_key(const LayerProblem& p) {
   h = hash_in(h, p.resource.dim_array);
   h = hash_in(h, p.resource.size_gbuf);
   h = hash_in(h, p.resource.size_regf);
+  // Hashed only when not the default, so row-stationary seeds stay as they were.
+  if (p.resource.array_mapping != model::ArrayMapping::RowStationary)
+    h = hash_in(h, static_cast<std::int64_t>(p.resource.array_mapping));
   h = hash_in(h, p.constraint.topbat);
   h = hash_in(h, p.constraint.topifm);
   h = hash_in(h, p.constraint.topofm);

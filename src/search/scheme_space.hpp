@@ -2,8 +2,9 @@
 // (NLD) x 3-level blocking factors per loop x loop-order pair, the space strategy B enumerates
 // (nn_dataflow-spec.md §7.1, §8.2, §9.2), with uniform sampling and neighbour moves for the
 // sampling strategies R (random_sampling.hpp) and M (guided.hpp). The space is built from the
-// shared enumerators (mapping::gen_partition, cost::map_eyeriss, kapla::factorize); this file
-// only indexes and walks it. Seeds and the portable RNG used by R and M live here too.
+// shared enumerators (mapping::gen_partition, the array mapping's NLDs via setup_partition,
+// kapla::factorize); this file only indexes and walks it. Seeds and the portable RNG used by R
+// and M live here too.
 #pragma once
 
 #include <array>
@@ -92,8 +93,8 @@ class SchemeSpace {
   /// loop when non-zero (the scheduling constraint's topifm/topofm/topbat).
   explicit SchemeSpace(SpaceShape shape, PerLoopDim<std::int64_t> top = {});
 
-  /// The space strategy B searches for `problem` (gen_partition x Eyeriss NLDs x factorize x
-  /// 36 order pairs), with the NLDs and partitions kept for evaluation.
+  /// The space strategy B searches for `problem` (gen_partition x the array mapping's NLDs x
+  /// factorize x 36 order pairs), with the NLDs and partitions kept for evaluation.
   static SchemeSpace of_problem(const LayerProblem& problem);
 
   /// Number of points (every combination; 0 if nothing can be built).

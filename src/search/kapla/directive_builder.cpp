@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/math.hpp"
+#include "search/kapla/directive_parts.hpp"
 
 namespace kapla::search::directive {
 
@@ -19,30 +20,6 @@ RsGeometry rs_geometry(const model::Layer& p, PhyDim2 a) {
   g.folded = {ceil_div(g.logical.h, g.fold.h), ceil_div(g.logical.w, g.fold.w)};
   return g;
 }
-
-namespace {
-
-Stack stack1(Dim d, std::int64_t step, std::int64_t repl) {
-  return {{DimStep{d, step}, DimStep{}}, 1, repl};
-}
-Stack stack2(Dim d1, std::int64_t s1, Dim d2, std::int64_t s2, std::int64_t repl) {
-  return {{DimStep{d1, s1}, DimStep{d2, s2}}, 2, repl};
-}
-Update update1(Dim d, std::int64_t step, std::int64_t count, bool base = false) {
-  return {{DimStep{d, step}, DimStep{}}, 1, count, base};
-}
-Update update2(Dim d1, std::int64_t s1, Dim d2, std::int64_t s2, std::int64_t count, bool base) {
-  return {{DimStep{d1, s1}, DimStep{d2, s2}}, 2, count, base};
-}
-
-// Loops from innermost to outermost under an order.
-std::array<LoopDim, 3> inner_to_outer(const PerLoopDim<int>& ord) {
-  std::array<LoopDim, 3> out{};
-  for (auto l : all_values<LoopDim>()) out[static_cast<std::size_t>(ord[l])] = l;
-  return out;
-}
-
-}  // namespace
 
 DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
                                    const CanonicalScheme& s, const NodeNest& n, PhyDim2 pe_array,

@@ -46,7 +46,7 @@ const model::UnitCosts kSingleNodeCosts =
 
 TEST(HardwarePresets, CatalogListsThem) {
   EXPECT_EQ(Catalog(KAPLA_SOURCE_DATA_DIR).list_hardware(),
-            (std::vector<std::string>{"cloud", "cloud4x4", "edge", "eyeriss"}));
+            (std::vector<std::string>{"cloud", "cloud4x4", "edge", "edge_systolic", "eyeriss"}));
 }
 
 TEST(HardwarePresets, Cloud) {
@@ -194,7 +194,7 @@ TEST(HardwareJson, UnknownKeysAndWrongTypes) {
   EXPECT_EQ(hardware_error(dir, cloud_with("\"regf_bytes\"", "\"regf_size\"")),
             file + ": regf_size: unknown key; allowed: name, source, nodes, pe_array, "
                    "gbuf_bytes, regf_bytes, word_bits, array_bus_width_bits, "
-                   "dram_bandwidth_bytes_per_cycle, mem_type, costs, features");
+                   "dram_bandwidth_bytes_per_cycle, mem_type, array_mapping, costs, features");
   EXPECT_EQ(hardware_error(dir, cloud_with("\"noc_hop\"", "\"hop\"")),
             file + ": costs.hop: unknown key; allowed: energy_unit, mac_op, dram_access, "
                    "gbuf_access, itcn_access, regf_access, noc_hop, idle_per_cycle");

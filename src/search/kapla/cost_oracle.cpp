@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
+#include "cost/layer_cost.hpp"
 
 namespace kapla::search::directive {
 
@@ -25,7 +26,30 @@ NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer)
   return n;
 }
 
-CostOracle::CostOracle(const LayerProblem& problem) : eval_(problem) {}
+CostOracle::CostOracle(const LayerProblem& problem) : eval_(problem) {
+  const auto& parts = eval_.partitions();
+  index_.reserve(parts.size());
+  for (std::size_t i = 0; i < parts.size(); ++i) index_.emplace(key_of(parts[i]), i);  // first wins
+}
+
+CostOracle::PartKey CostOracle::key_of(const mapping::PartitionScheme& part) {
+  PartKey k{};
+  std::size_t i = 0;
+  for (auto p : part.order) k[i++] = static_cast<std::int64_t>(p);
+  for (const auto& d : part.pdims) k[i++] = d.h, k[i++] = d.w;
+  return k;
+}
+
+std::size_t CostOracle::PartKeyHash::operator()(const PartKey& k) const {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the words
+  for (auto v : k) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+  return static_cast<std::size_t>(h);
+}
+
+std::optional<std::size_t> CostOracle::index_of(const mapping::PartitionScheme& part) const {
+  if (const auto it = index_.find(key_of(part)); it != index_.end()) return it->second;
+  return std::nullopt;
+}
 
 PerLoopDim<std::int64_t> CostOracle::top_constraint() const {
   const auto c = eval_.problem().constraint.top_blocking();
@@ -33,12 +57,12 @@ PerLoopDim<std::int64_t> CostOracle::top_constraint() const {
 }
 
 cost::MapResult CostOracle::map(const mapping::PartitionScheme& part) const {
-  if (const auto i = eval_.index_of(part)) return eval_.setup(*i).map;
+  if (const auto i = index_of(part)) return eval_.setup(*i).map;
   return setup_partition(eval_.problem(), part).map;
 }
 
 std::vector<NodeNest> CostOracle::nests(const mapping::PartitionScheme& part) const {
-  const auto i = eval_.index_of(part);
+  const auto i = index_of(part);
   const PartitionSetup fresh = i ? PartitionSetup{} : setup_partition(eval_.problem(), part);
   const PartitionSetup& s = i ? eval_.setup(*i) : fresh;
   std::vector<NodeNest> out;
@@ -54,7 +78,7 @@ Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_i
   c.gbuf_words = p.resource.size_gbuf;
   // Buffer-sharing groups are those of the partition (all nests share the data loops).
   if (p.options.hw_gbuf_sharing) {
-    if (const auto i = eval_.index_of(part)) {
+    if (const auto i = index_of(part)) {
       const auto& bufshr = eval_.setup(*i).bufshr;
       for (auto dc : all_values<DataCategory>()) c.gbuf_share[dc] = bufshr.size(dc);
     }
@@ -63,7 +87,7 @@ Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_i
 }
 
 std::optional<LayerSchedule> CostOracle::schedule(const CanonicalScheme& s) const {
-  const auto i = eval_.index_of(s.part);
+  const auto i = index_of(s.part);
   KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
   return eval_.evaluate(*i, FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
 }
@@ -72,6 +96,16 @@ std::optional<Score> CostOracle::evaluate(const CanonicalScheme& s) const {
   const auto r = schedule(s);
   if (!r) return std::nullopt;
   return Score{r->cost, r->time};
+}
+
+std::optional<Score> CostOracle::evaluate_on_chip(const CanonicalScheme& s) const {
+  const auto i = index_of(s.part);
+  KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
+  const auto ev = evaluate_blocking(eval_.problem(), eval_.setup(*i),
+                                    FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
+  if (!ev) return std::nullopt;
+  const auto lc = cost::layer_cost(*ev, PerDataCategory<double>{}, eval_.problem().costs);
+  return Score{lc.cost, lc.time};
 }
 
 }  // namespace kapla::search::directive

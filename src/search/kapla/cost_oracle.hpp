@@ -4,17 +4,20 @@
 // computes what depends only on the partition once per partition of B's list, on first use.
 #pragma once
 
+#include <array>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "cost/map_strategy.hpp"
 #include "search/fixed_scheme.hpp"
 #include "search/kapla/layer_oracle.hpp"
+#include "search/kapla/on_chip_pricer.hpp"
 #include "search/strategy.hpp"
 
 namespace kapla::search::directive {
 
-class CostOracle final : public LayerOracle {
+class CostOracle final : public LayerOracle, public OnChipPricer {
  public:
   explicit CostOracle(const LayerProblem& problem);
 
@@ -28,6 +31,7 @@ class CostOracle final : public LayerOracle {
   std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override;
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
+  std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
 
   /// The full layer result of a canonical scheme (what the strategy returns).
   std::optional<LayerSchedule> schedule(const CanonicalScheme& s) const;
@@ -35,7 +39,16 @@ class CostOracle final : public LayerOracle {
   cost::MapResult map(const mapping::PartitionScheme& part) const;
 
  private:
+  /// Index of `part` in B's list: K asks for every priced scheme, so it is hashed, not scanned.
+  std::optional<std::size_t> index_of(const mapping::PartitionScheme& part) const;
+  using PartKey = std::array<std::int64_t, 12>;
+  struct PartKeyHash {
+    std::size_t operator()(const PartKey& k) const;
+  };
+  static PartKey key_of(const mapping::PartitionScheme& part);
+
   FixedSchemeEvaluator eval_;
+  std::unordered_map<PartKey, std::size_t, PartKeyHash> index_;
 };
 
 /// A cost-model nested loop as the greedy sees it.

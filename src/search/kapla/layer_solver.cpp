@@ -1,5 +1,6 @@
 // Algorithm 1 of KAPLA (kapla-spec.md §3.2) in canonical coordinates: the 36 loop-order pairs
-// of the greedy, then the partition descent. Differences from the reference are deliberate and
+// of the greedy (steps 1-6), then K's refinement (steps 7-9: partition screen and descent,
+// REGF beam, blocking descent; all off in Refinement::paper()). Differences from the reference are deliberate and
 // documented in docs/kapla.md §3-4: PE stacking is restricted to the map strategy's
 // replication choices, the node stacking is snapped to the nearest partitions B's generator
 // yields (so unused nodes never reject an order pair, §10.20), the tensors are re-fitted on
@@ -11,8 +12,10 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "search/kapla/blocking_descent.hpp"
 #include "search/kapla/exhaustive.hpp"
 #include "search/kapla/greedy.hpp"
+#include "search/kapla/memo_oracle.hpp"
 #include "search/kapla/partition_descent.hpp"
 #include "search/kapla/solver_steps.hpp"
 
@@ -24,8 +27,59 @@ using detail::pick_nest;
 using detail::snap_partitions;
 
 namespace {
-constexpr std::size_t kGuidePairs = 4;  // order pairs tried on each neighbour in the descent
-constexpr std::size_t kStarts = 2;      // descents from the best distinct partitions
+constexpr std::size_t kGuidePairs = 4;  // the greedy's best order pairs guide steps 7a-7b
+
+// Steps 7a-7c (docs/kapla.md §4) from the greedy's per-pair bests `best`: the size screen,
+// partition descents from its pick and the greedy's best distinct partitions, then every nest
+// x order pair on the winner. Sequential; `out` holds the greedy's best on entry.
+void refine_partition(const MemoOracle& o, const SolverOptions& opt,
+                      const std::vector<std::optional<CanonicalScheme>>& best,
+                      const std::vector<Score>& best_score, LayerSolution& out) {
+  const auto& ref = opt.refine;
+  if (ref.refine_steps <= 0 && !ref.size_screen && ref.partition_starts <= 0) return;
+  const auto orders = loop_orders();
+  const std::size_t num_pairs = best.size();
+  // The best few order pairs of the greedy (by score, pair order on ties) guide the partition
+  // steps; the descents start from the size screen's pick and from the best candidate on
+  // each of the greedy's best few distinct partitions.
+  std::vector<std::size_t> idx;
+  for (std::size_t k = 0; k < num_pairs; ++k)
+    if (best[k]) idx.push_back(k);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    return better(best_score[a], best_score[b], opt.goal);
+  });
+  std::vector<detail::OrderPair> pairs;
+  for (std::size_t j = 0; j < idx.size() && pairs.size() < kGuidePairs; ++j)
+    pairs.push_back({orders[idx[j] / 6], orders[idx[j] % 6]});
+  std::vector<LayerSolution> starts;
+  if (ref.size_screen) {
+    LayerSolution run = out;
+    detail::screen_partition_sizes(o, o, opt, pairs, run);
+    out.stats = run.stats;
+    starts.push_back(run);
+  }
+  for (auto k : idx) {
+    if (starts.size() >= static_cast<std::size_t>(ref.partition_starts) + (ref.size_screen ? 1 : 0)) break;
+    bool seen = false;
+    for (const auto& s0 : starts) seen = seen || s0.scheme->part == best[k]->part;
+    if (seen) continue;
+    LayerSolution run = out;
+    run.scheme = best[k];
+    run.score = best_score[k];
+    starts.push_back(run);
+  }
+  LayerSolution top = out;
+  for (auto& run : starts) {
+    run.stats = out.stats;
+    detail::descend_partition(o, o, opt, pairs, run);
+    out.stats = run.stats;
+    if (better(run.score, top.score, opt.goal)) top.scheme = run.scheme, top.score = run.score;
+  }
+  out.scheme = top.scheme;
+  out.score = top.score;
+  detail::sweep_nests_and_orders(o, opt, out);
+}
+
 }  // namespace
 
 std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLoopDim<int>& ord_gbuf,
@@ -110,7 +164,8 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLo
   return out;
 }
 
-LayerSolution solve_layer(const LayerOracle& o, const SolverOptions& opt) {
+LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
+  const MemoOracle o(oracle);  // each distinct scheme is priced once per call
   const auto orders = loop_orders();
   constexpr int kPairs = 36;
   std::vector<std::optional<CanonicalScheme>> best(kPairs);
@@ -146,40 +201,13 @@ LayerSolution solve_layer(const LayerOracle& o, const SolverOptions& opt) {
       out.score = best_score[k];
     }
   }
-  if (out.scheme && opt.refine_steps > 0) {
-    // The best few order pairs of the greedy (by score, pair order on ties) guide the descent;
-    // it starts from the best candidate on each of the best few distinct partitions.
-    std::vector<std::size_t> idx;
-    for (std::size_t k = 0; k < static_cast<std::size_t>(kPairs); ++k)
-      if (best[k]) idx.push_back(k);
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-      return better(best_score[a], best_score[b], opt.goal);
-    });
-    std::vector<std::array<PerLoopDim<int>, 2>> pairs;
-    for (std::size_t j = 0; j < idx.size() && pairs.size() < kGuidePairs; ++j)
-      pairs.push_back({orders[idx[j] / 6], orders[idx[j] % 6]});
-    std::vector<std::size_t> starts;
-    for (auto k : idx) {
-      bool seen = false;
-      for (auto s0 : starts) seen = seen || best[s0]->part == best[k]->part;
-      if (!seen) starts.push_back(k);
-      if (starts.size() == kStarts) break;
-    }
-    LayerSolution top = out;
-    for (auto k : starts) {
-      LayerSolution run = out;
-      run.scheme = best[k];
-      run.score = best_score[k];
-      detail::descend_partition(o, opt, pairs, run);
-      out.stats = run.stats;
-      if (better(run.score, top.score, opt.goal)) top.scheme = run.scheme, top.score = run.score;
-    }
-    out.scheme = top.scheme;
-    out.score = top.score;
-  }
-  if (out.scheme && opt.blocking_steps > 0) detail::descend_blocking(o, opt, out);
+  if (out.scheme) refine_partition(o, opt, best, best_score, out);
+  if (out.scheme && opt.refine.regf_beam) detail::refit_regf(o, opt, out);
+  if (out.scheme && opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, out);
+  out.stats.priced = static_cast<std::int64_t>(o.priced());
+  out.stats.partitions = static_cast<std::int64_t>(o.partitions_priced());
   if (!out.scheme && opt.fallback) {
-    const auto ex = search_exhaustive(o, {opt.goal, opt.num_threads});
+    const auto ex = search_exhaustive(oracle, {opt.goal, opt.num_threads});
     out.scheme = ex.scheme;
     out.score = ex.score;
     out.stats.evaluated += ex.evaluated;

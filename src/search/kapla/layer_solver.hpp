@@ -13,12 +13,29 @@
 
 namespace kapla::search::directive {
 
+/// The cost-model-priced steps K adds after the paper's greedy (docs/kapla.md §4 steps 7-9).
+/// paper() turns them all off: the paper's Algorithm 1 plus only the snap to B's partition
+/// list that lowering needs (step 5).
+struct Refinement {
+  int refine_steps = 8;         // greedy descent steps over the node partition (0 = off)
+  int blocking_steps = 16;      // greedy descent steps over the blocking factors (0 = off)
+  bool regf_beam = true;        // every fitting REGF tensor on the final nest (step 9)
+  bool compound_moves = true;   // a stalled blocking descent tries orders and 2-loop moves
+  bool size_screen = true;      // one fit per partition-size group of B's list (step 7a)
+  int partition_starts = 1;     // descents also from the greedy's best distinct partitions
+  int screen_pairs = 4;         // steps 7a-b: guide pairs fitted on each screened partition
+  int screen_placed = 12;       // step 7a: best groups (on-chip price) priced in full
+  int screen_open = 3;          // step 7a: best priced groups whose every partition is tried
+  int descent_placed = 4;       // step 7b: best neighbours (on-chip price) priced in full
+  static Refinement paper() { return {0, 0, false, false, false, 0, 0, 0, 0, 0}; }
+  friend bool operator==(const Refinement&, const Refinement&) = default;
+};
+
 struct SolverOptions {
   model::Goal goal = model::Goal::Energy;
-  int num_threads = 1;      // OpenMP over the 36 order pairs; the result does not depend on it
-  bool fallback = true;     // exhaustive directive search when the greedy finds nothing
-  int refine_steps = 8;     // greedy descent steps over the node partition (0 = off)
-  int blocking_steps = 16;  // greedy descent steps over the blocking factors (0 = off)
+  int num_threads = 1;   // OpenMP over the 36 order pairs; the result does not depend on it
+  bool fallback = true;  // exhaustive directive search when the greedy finds nothing
+  Refinement refine{};
 };
 
 struct SolveStats {
@@ -27,6 +44,8 @@ struct SolveStats {
   std::int64_t constraint_fail = 0;  // top factors cannot meet the constraint
   std::int64_t invalid = 0;          // rejected by the cost model
   std::int64_t evaluated = 0;        // cost-model evaluations
+  std::int64_t priced = 0;           // distinct schemes priced (the rest were repeats)
+  std::int64_t partitions = 0;       // distinct partitions priced (each costs a NoC placement)
   bool fell_back = false;
 };
 

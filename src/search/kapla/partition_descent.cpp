@@ -1,4 +1,4 @@
-// Partition descent (see partition_descent.hpp).
+// Partition steps 7a-7c of K (see partition_descent.hpp).
 #include "search/kapla/partition_descent.hpp"
 
 #include <algorithm>
@@ -8,8 +8,106 @@
 
 namespace kapla::search::directive::detail {
 
-void descend_partition(const LayerOracle& o, const SolverOptions& opt,
-                       const std::vector<std::array<PerLoopDim<int>, 2>>& pairs, LayerSolution& sol) {
+namespace {
+
+/// Input-channel replication of a scheme's nest (what the fits on other partitions keep).
+std::int64_t repl_of(const LayerOracle& o, const CanonicalScheme& c) {
+  return o.nests(c.part)[static_cast<std::size_t>(c.nest_index)].repl_ifm;
+}
+
+/// Prices candidates and keeps the best (first on ties).
+struct Best {
+  const LayerOracle& o;
+  model::Goal goal;
+  SolveStats& stats;
+  std::optional<CanonicalScheme> scheme;
+  Score score;
+  void consider(const std::optional<CanonicalScheme>& c) {
+    if (!c) return;
+    ++stats.evaluated;
+    const auto sc = o.evaluate(*c);
+    if (!sc) {
+      ++stats.invalid;
+      return;
+    }
+    if (!scheme || better(*sc, score, goal)) scheme = c, score = *sc;
+  }
+};
+
+using SizeKey = std::array<std::int64_t, 4>;
+SizeKey size_key(const mapping::PartitionScheme& p) {
+  SizeKey k{};
+  std::size_t i = 0;
+  for (auto d : all_values<ParallelDim>()) k[i++] = p.size(d);
+  return k;
+}
+
+}  // namespace
+
+void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
+                            const std::vector<OrderPair>& pairs, LayerSolution& sol) {
+  const auto& parts = o.partitions();
+  const auto totals = data_totals(o.layer(), o.batch());
+  const auto repl = repl_of(o, *sol.scheme);
+  // Groups in order of first appearance in B's list.
+  std::vector<SizeKey> keys;
+  std::vector<std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const auto k = size_key(parts[i]);
+    const auto it = std::find(keys.begin(), keys.end(), k);
+    if (it == keys.end()) {
+      keys.push_back(k);
+      members.push_back({i});
+    } else {
+      members[static_cast<std::size_t>(it - keys.begin())].push_back(i);
+    }
+  }
+  // (1) Every group's representative, priced on chip (no NoC placement).
+  struct Ranked {
+    Score score;
+    std::size_t group;
+    CanonicalScheme scheme;
+  };
+  auto by_score = [&](const Ranked& a, const Ranked& b) { return better(a.score, b.score, opt.goal); };
+  std::vector<Ranked> on_chip;
+  for (std::size_t g = 0; g < keys.size(); ++g) {
+    std::optional<Ranked> r;
+    const auto& rep = parts[members[g].front()];
+    // Every nest (PE replication choice) of the representative: replication and node
+    // partition trade the same channels, so the current scheme's choice may not carry over.
+    const int num_nests = static_cast<int>(o.nests(rep).size());
+    for (int ni = 0; ni < num_nests; ++ni)
+      for (std::size_t j = 0; j < pairs.size() && j < static_cast<std::size_t>(opt.refine.screen_pairs); ++j) {
+        const auto c = fit_on_partition(o, rep, repl, pairs[j][0], pairs[j][1], totals, sol.stats, ni);
+        if (!c) continue;
+        const auto sc = pricer.evaluate_on_chip(*c);
+        if (sc && (!r || better(*sc, r->score, opt.goal))) r = Ranked{*sc, g, *c};
+      }
+    if (r) on_chip.push_back(*r);
+  }
+  std::stable_sort(on_chip.begin(), on_chip.end(), by_score);
+  // (2) The best few representatives with the full price (placing their partitions).
+  std::vector<Ranked> priced;
+  for (std::size_t r = 0; r < on_chip.size() && r < static_cast<std::size_t>(opt.refine.screen_placed); ++r) {
+    ++sol.stats.evaluated;
+    if (const auto sc = o.evaluate(on_chip[r].scheme)) priced.push_back({*sc, on_chip[r].group, on_chip[r].scheme});
+  }
+  std::stable_sort(priced.begin(), priced.end(), by_score);
+  // (3) Every partition of the best few groups, with every guide pair.
+  Best best{o, opt.goal, sol.stats, sol.scheme, sol.score};
+  for (std::size_t r = 0; r < priced.size() && r < static_cast<std::size_t>(opt.refine.screen_open); ++r) {
+    best.consider(priced[r].scheme);
+    const int ni = priced[r].scheme.nest_index;
+    for (auto pi : members[priced[r].group])
+      for (const auto& pr : pairs)
+        best.consider(fit_on_partition(o, parts[pi], repl, pr[0], pr[1], totals, sol.stats, ni));
+  }
+  sol.scheme = best.scheme;
+  sol.score = best.score;
+}
+
+void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
+                       const std::vector<OrderPair>& pairs, LayerSolution& sol) {
   const auto& parts = o.partitions();
   const auto totals = data_totals(o.layer(), o.batch());
   const PhyDim2 nodes = o.node_dims();
@@ -17,32 +115,38 @@ void descend_partition(const LayerOracle& o, const SolverOptions& opt,
   for (auto n : {nodes.h, nodes.w})
     for (std::int64_t f = n; f > 1; f /= min_factor(f)) max_prime = std::max(max_prime, static_cast<double>(min_factor(f)));
   const double step = 2 * std::log2(max_prime) + 1e-9;
-  auto repl_of = [&](const CanonicalScheme& c) {
-    return o.nests(c.part)[static_cast<std::size_t>(c.nest_index)].repl_ifm;
-  };
-  auto consider = [&](const std::optional<CanonicalScheme>& c, std::optional<CanonicalScheme>& best,
-                      Score& best_score) {
-    if (!c) return;
-    ++sol.stats.evaluated;
-    const auto sc = o.evaluate(*c);
-    if (sc && (!best || better(*sc, best_score, opt.goal))) best = c, best_score = *sc;
-  };
-  for (int iter = 0; iter < opt.refine_steps; ++iter) {
+  for (int iter = 0; iter < opt.refine.refine_steps; ++iter) {
     const CanonicalScheme cur = *sol.scheme;
-    std::optional<CanonicalScheme> best;
-    Score best_score;
+    const auto repl = repl_of(o, cur);
+    // Each neighbour's best fit by the on-chip price, then the best few priced in full (only
+    // those pay for a NoC placement).
+    std::vector<std::pair<Score, CanonicalScheme>> near;
     for (const auto& p : parts) {
       if (p == cur.part || size_gap(p, cur.part) > step) continue;
-      consider(fit_on_partition(o, p, repl_of(cur), cur.blocking.bl_ords[0], cur.blocking.bl_ords[1],
-                                totals, sol.stats),
-               best, best_score);
-      for (const auto& pr : pairs)
-        consider(fit_on_partition(o, p, repl_of(cur), pr[0], pr[1], totals, sol.stats), best, best_score);
+      std::optional<std::pair<Score, CanonicalScheme>> nb;
+      auto on_chip = [&](const std::optional<CanonicalScheme>& c) {
+        if (!c) return;
+        const auto sc = pricer.evaluate_on_chip(*c);
+        if (sc && (!nb || better(*sc, nb->first, opt.goal))) nb = std::pair{*sc, *c};
+      };
+      on_chip(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1], totals, sol.stats));
+      for (std::size_t j = 0; j < pairs.size() && j < static_cast<std::size_t>(opt.refine.screen_pairs); ++j)
+        on_chip(fit_on_partition(o, p, repl, pairs[j][0], pairs[j][1], totals, sol.stats));
+      if (nb) near.push_back(*nb);
     }
-    if (!best || !better(best_score, sol.score, opt.goal)) break;
-    sol.scheme = best;
-    sol.score = best_score;
+    std::stable_sort(near.begin(), near.end(),
+                     [&](const auto& a, const auto& b) { return better(a.first, b.first, opt.goal); });
+    Best best{o, opt.goal, sol.stats, std::nullopt, {}};
+    for (std::size_t r = 0; r < near.size() && r < static_cast<std::size_t>(opt.refine.descent_placed); ++r)
+      best.consider(near[r].second);
+    if (!best.scheme || !better(best.score, sol.score, opt.goal)) break;
+    sol.scheme = best.scheme;
+    sol.score = best.score;
   }
+}
+
+void sweep_nests_and_orders(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
+  const auto totals = data_totals(o.layer(), o.batch());
   const CanonicalScheme cur = *sol.scheme;
   const int num_nests = static_cast<int>(o.nests(cur.part).size());
   for (int ni = 0; ni < num_nests; ++ni)
@@ -54,37 +158,6 @@ void descend_partition(const LayerOracle& o, const SolverOptions& opt,
         const auto sc = o.evaluate(*c);
         if (sc && better(*sc, sol.score, opt.goal)) sol.scheme = c, sol.score = *sc;
       }
-}
-
-void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
-  const auto top = o.top_constraint();
-  for (int iter = 0; iter < opt.blocking_steps; ++iter) {
-    const CanonicalScheme cur = *sol.scheme;
-    std::optional<CanonicalScheme> best;
-    Score best_score;
-    // Neighbours: one prime factor of one loop moved between two adjacent levels (the top
-    // level only for unconstrained loops), in loop, level-pair, direction order.
-    for (auto l : all_values<LoopDim>()) {
-      for (int lv = 0; lv < 2; ++lv) {
-        if (lv == 0 && top[l] > 0) continue;
-        for (int dir = 0; dir < 2; ++dir) {
-          const int from = dir == 0 ? lv : lv + 1, to = dir == 0 ? lv + 1 : lv;
-          auto c = cur;
-          auto& ts = c.blocking.bl_ts;
-          const auto f = min_factor(ts[static_cast<std::size_t>(from)][l]);
-          if (f <= 1) continue;
-          ts[static_cast<std::size_t>(from)][l] /= f;
-          ts[static_cast<std::size_t>(to)][l] *= f;
-          ++sol.stats.evaluated;
-          const auto sc = o.evaluate(c);
-          if (sc && (!best || better(*sc, best_score, opt.goal))) best = c, best_score = *sc;
-        }
-      }
-    }
-    if (!best || !better(best_score, sol.score, opt.goal)) break;
-    sol.scheme = best;
-    sol.score = best_score;
-  }
 }
 
 }  // namespace kapla::search::directive::detail

@@ -1,25 +1,38 @@
-// Greedy cost descents over the node partition and the blocking (docs/kapla.md §4 steps 7-8).
+// K's cost-model-priced search over the node partition (docs/kapla.md §4 steps 7a-7c; the
+// blocking steps are in blocking_descent.hpp). Sequential and deterministic.
 #pragma once
 
 #include <array>
 #include <vector>
 
 #include "search/kapla/layer_solver.hpp"
+#include "search/kapla/on_chip_pricer.hpp"
 
 namespace kapla::search::directive::detail {
 
-/// From `sol`'s scheme: move to the best neighbouring partition of B's list (one prime factor
-/// moved between two parallelism kinds, or the same sizes in another order/direction),
-/// re-fitting the tensors with the scheme's orders and the guide `pairs`, while the one cost
-/// model improves (at most opt.refine_steps moves); then re-run the 36 order pairs with every
-/// nest (PE replication choice) on the final partition. Sequential and deterministic.
-void descend_partition(const LayerOracle& o, const SolverOptions& opt,
-                       const std::vector<std::array<PerLoopDim<int>, 2>>& pairs, LayerSolution& sol);
+/// A loop-order pair (GBUF order, REGF order) that guides the fits of the partition steps.
+using OrderPair = std::array<PerLoopDim<int>, 2>;
 
-/// Greedy cost descent over the blocking factors of `sol`'s scheme: move one prime factor of
-/// one loop between two adjacent levels while the one cost model improves (at most
-/// opt.blocking_steps moves). The tensor-level counterpart of descend_partition: it corrects
-/// the fill_tensor greedy, whose refetch estimate ignores the REGF reuse rule.
-void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
+/// Step 7a (Refinement::size_screen): B's partitions grouped by their per-kind sizes (which
+/// decide the data split); one representative of every group (the first in B's order) is
+/// fitted with the best guide `pairs` and priced on chip (`pricer`, no NoC placement); the
+/// best few are priced in full, and every partition of the best of those groups is tried
+/// with every guide pair. Moves `sol` to the best if it improves. Reaches partitions several
+/// prime factors away from the greedy's (e.g. all 256 nodes on input channels), which a
+/// one-factor descent cannot when the steps between are worse.
+void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
+                            const std::vector<OrderPair>& pairs, LayerSolution& sol);
+
+/// Step 7b: from `sol`'s scheme, move to the best neighbouring partition of B's list (one
+/// prime factor moved between two parallelism kinds, or the same sizes in another
+/// order/direction), re-fitting the tensors with the scheme's orders and the guide `pairs`,
+/// while the one cost model improves (at most Refinement::refine_steps moves). Neighbours are
+/// ranked on chip (`pricer`); the best Refinement::descent_placed are priced in full.
+void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
+                       const std::vector<OrderPair>& pairs, LayerSolution& sol);
+
+/// Step 7c: on `sol`'s partition, every nest (PE replication choice) with each of the 36
+/// order pairs; keeps the best.
+void sweep_nests_and_orders(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
 
 }  // namespace kapla::search::directive::detail

@@ -2,6 +2,7 @@
 #include "search/kapla/solver_steps.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -29,9 +30,17 @@ int pick_nest(const std::vector<NodeNest>& nests, std::int64_t want_ifm) {
   return best;
 }
 
-double log_gap(std::int64_t a, std::int64_t b) {
-  return std::fabs(std::log2(static_cast<double>(a)) - std::log2(static_cast<double>(b)));
+namespace {
+// log2 of a positive count; node counts are mostly powers of two, whose log2 is the bit
+// position (exact, and the snap and the descent ask for it ~10^5 times per layer search).
+double log2_count(std::int64_t n) {
+  const auto u = static_cast<std::uint64_t>(n);
+  if (std::has_single_bit(u)) return static_cast<double>(std::countr_zero(u));
+  return std::log2(static_cast<double>(n));
 }
+}  // namespace
+
+double log_gap(std::int64_t a, std::int64_t b) { return std::fabs(log2_count(a) - log2_count(b)); }
 
 // The partitions of B's list nearest to the wanted node stacking: first by the per-kind
 // sizes (sum of log2 gaps), then by the per-direction factors; up to kMaxSnap of them, in
@@ -93,9 +102,23 @@ std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o, const mapp
     ++stats.capacity_fail;
     return std::nullopt;
   }
-  const auto t2v = *t2;
+  return fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, totals, stats);
+}
+
+// Step (6) from a chosen REGF tensor: the GBUF tensor (fill_tensor with the GBUF capacity and
+// buffer-sharing groups), then the top factors (the constraint's, or what remains).
+std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::PartitionScheme& part,
+                                        int nest_index, const NodeNest& n, const Capacity& cap,
+                                        const PerLoopDim<std::int64_t>& t2v,
+                                        const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf,
+                                        const DataTotals& totals, SolveStats& stats) {
+  const auto top = o.top_constraint();
   PerLoopDim<std::int64_t> rem1{};
-  for (auto l : all_values<LoopDim>()) rem1[l] = inner[l] / t2v[l];
+  for (auto l : all_values<LoopDim>()) {
+    const auto inner = top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l];
+    if (inner % t2v[l] != 0) return std::nullopt;
+    rem1[l] = inner / t2v[l];
+  }
   const auto t1 = fill_tensor({{1, 1, 1}}, rem1, ord_gbuf, n.data_loops, n.rw_data, totals,
                               [&](const PerLoopDim<std::int64_t>& t) {
                                 PerLoopDim<std::int64_t> t12{};
@@ -108,7 +131,7 @@ std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o, const mapp
   }
   CanonicalScheme s;
   s.part = part;
-  s.nest_index = ni;
+  s.nest_index = nest_index;
   for (auto l : all_values<LoopDim>()) {
     s.blocking.bl_ts[2][l] = t2v[l];
     s.blocking.bl_ts[1][l] = (*t1)[l];

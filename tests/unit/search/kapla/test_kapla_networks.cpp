@@ -1,33 +1,51 @@
 // K on the paper's training networks (kapla-spec.md §9, §11.1): cloud hardware (16x16 nodes of
 // 8x8 PEs, 32 KB GBUF, 64 B REGF), training options, batch 64. Prints totals and wall times,
 // and checks K against the reference's golden B optimum where one exists (MLP-L-BP).
+// Env: KAPLA_NETWORK_RUNS=1 runs the other networks; KAPLA_NETWORK_THREADS (default 2) sets the
+// thread count; KAPLA_NETWORKS="a,b" restricts the list; KAPLA_PAPER_FAITHFUL=1 runs K with the
+// paper's algorithm only (no refinement steps, docs/kapla.md §4).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/kapla_solver.hpp"
+#include "paper_hardware.hpp"
 #include "zoo_network.hpp"
 
 namespace kapla {
 namespace {
 
-model::Hardware cloud() {
-  model::Hardware hw;
-  hw.nodes = {16, 16};
-  hw.pe_array = {8, 8};
-  hw.gbuf_bytes = 32768;
-  hw.regf_bytes = 64;
-  hw.array_bus_width_bits = 128;
-  hw.dram_bandwidth_bytes_per_cycle = 51.2;
-  hw.costs = {9.984e-13,
-              {{4.0189027539954336e-10, 2.8325450000000004e-12, 1.6416e-12, 9.408850000000001e-14}},
-              9.76e-12,
-              1.2728688055044508e-09};
-  return hw;
+model::Hardware cloud() { return test::paper_cloud_hardware(); }
+
+int env_threads() {
+  const char* t = std::getenv("KAPLA_NETWORK_THREADS");
+  return t ? std::max(1, std::atoi(t)) : 2;
+}
+
+search::KaplaSolver solver_from_env() {
+  search::KaplaSolverOptions o;
+  if (std::getenv("KAPLA_PAPER_FAITHFUL")) o.refinement = search::directive::Refinement::paper();
+  // KAPLA_K_REFINE="partition steps,blocking steps,regf beam,compound moves,size screen,
+  // starts" (experiments with the Refinement fields, in their order).
+  if (const char* r = std::getenv("KAPLA_K_REFINE")) {
+    int a = 0, b = 0, c = 0, d = 0, e = 0, f = 0;
+    if (std::sscanf(r, "%d,%d,%d,%d,%d,%d", &a, &b, &c, &d, &e, &f) == 6)
+      o.refinement = {a, b, c != 0, d != 0, e != 0, f, o.refinement.screen_pairs, o.refinement.screen_placed, o.refinement.screen_open, o.refinement.descent_placed};
+  }
+  if (const char* r = std::getenv("KAPLA_K_SCREEN")) {  // "pairs,placed,open"
+    int a = 0, b = 0, c = 0;
+    if (std::sscanf(r, "%d,%d,%d", &a, &b, &c) == 3)
+      o.refinement.screen_pairs = a, o.refinement.screen_placed = b, o.refinement.screen_open = c;
+  }
+  return search::KaplaSolver(o);
 }
 
 schedule::NetworkSearchResult run_k(const std::string& name, double* seconds) {
@@ -38,14 +56,17 @@ schedule::NetworkSearchResult run_k(const std::string& name, double* seconds) {
   opts.options.layer_pipeline_time_ovhd = 1e10;
   opts.options.layer_pipeline_max_degree = 1e10;
   opts.costs = hw.costs;
-  opts.num_threads = 2;
+  opts.num_threads = env_threads();
   const auto net = test::zoo_network(name);
   const auto t = std::chrono::steady_clock::now();
-  auto r = schedule::network_search(net, 64, schedule::build_resource(hw), search::KaplaSolver(), opts);
+  auto r = schedule::network_search(net, 64, schedule::build_resource(hw), solver_from_env(), opts);
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   if (!r.tops.empty())
     std::cout << "[network] K " << name << ": total_cost " << r.tops[0].total_cost() << " J, time "
-              << r.tops[0].total_time() << " cycles, wall " << *seconds << " s\n";
+              << r.tops[0].total_time() << " cycles, wall " << *seconds << " s ("
+              << opts.num_threads << " threads), layer searches " << r.stats.layer_searches
+              << ", cache hits " << r.stats.cache_hits << ", evaluations "
+              << r.stats.schemes_evaluated << "\n";
   return r;
 }
 
@@ -62,8 +83,14 @@ TEST(KaplaNetworks, MlpLBpNotBelowReferenceB) {
 
 TEST(KaplaNetworks, OtherTrainingNetworks) {
   if (!std::getenv("KAPLA_NETWORK_RUNS")) GTEST_SKIP() << "set KAPLA_NETWORK_RUNS=1";
-  for (const char* name : {"lstm_gnmt_bp", "alex_net_bp", "mobilenet_bp", "vgg_net_bp",
-                           "resnet50_bp", "googlenet_bp"}) {
+  std::vector<std::string> names{"lstm_gnmt_bp", "alex_net_bp", "mobilenet_bp", "vgg_net_bp",
+                                 "resnet50_bp", "googlenet_bp"};
+  if (const char* only = std::getenv("KAPLA_NETWORKS")) {
+    names.clear();
+    std::stringstream ss(only);
+    for (std::string n; std::getline(ss, n, ',');) names.push_back(n);
+  }
+  for (const auto& name : names) {
     double s = 0;
     EXPECT_FALSE(run_k(name, &s).tops.empty()) << name;
   }

@@ -61,6 +61,23 @@ TEST(LayerSolver, SameAnswerOnOneAndTwoThreads) {
   EXPECT_EQ(a.score, b.score);
 }
 
+TEST(LayerSolver, PaperVariantRunsOnlyTheGreedyAndTheDefaultIsNoWorse) {
+  for (std::int64_t gbuf : {300, 1000, 4000}) {
+    const FakeOracle o(model::make_conv(12, 16, {4, 4}, {3, 3}), 4, {2, 2}, 32, gbuf);
+    SolverOptions paper;
+    paper.refine = Refinement::paper();
+    const auto a = solve_layer(o, paper);
+    const auto b = solve_layer(o, {});
+    ASSERT_TRUE(a.scheme && b.scheme) << "gbuf " << gbuf;
+    EXPECT_LE(b.score.energy, a.score.energy) << "gbuf " << gbuf;
+    // Repeated schemes are priced once; the refinement only adds to what the greedy priced.
+    EXPECT_LE(b.stats.priced, b.stats.evaluated) << "gbuf " << gbuf;
+    EXPECT_LE(a.stats.priced, b.stats.priced) << "gbuf " << gbuf;
+    EXPECT_LE(a.stats.partitions, b.stats.partitions) << "gbuf " << gbuf;
+    EXPECT_GE(a.stats.priced, 1);
+  }
+}
+
 TEST(LayerSolver, HonoursTopConstraint) {
   auto o = small_oracle();
   o.top_ = {{0, 2, 0}};

@@ -1,0 +1,142 @@
+// Blocking refinement (see blocking_descent.hpp).
+#include "search/kapla/blocking_descent.hpp"
+
+#include <vector>
+
+#include "core/math.hpp"
+#include "search/kapla/solver_steps.hpp"
+
+namespace kapla::search::directive::detail {
+
+namespace {
+
+/// One prime factor of one loop moved from one level to another.
+struct Move {
+  LoopDim loop;
+  int from;
+  int to;
+  std::int64_t prime;
+};
+
+/// The distinct primes of n, ascending.
+std::vector<std::int64_t> primes_of(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t f = n; f > 1; f /= min_factor(f))
+    if (out.empty() || out.back() != min_factor(f)) out.push_back(min_factor(f));
+  return out;
+}
+
+/// Every single move of `b` (the top level only for unconstrained loops), in loop, from, to,
+/// prime order.
+std::vector<Move> single_moves(const Blocking& b, const PerLoopDim<std::int64_t>& top) {
+  std::vector<Move> out;
+  for (auto l : all_values<LoopDim>())
+    for (int from = 0; from < 3; ++from)
+      for (int to = 0; to < 3; ++to) {
+        if (from == to || ((from == 0 || to == 0) && top[l] > 0)) continue;
+        for (auto p : primes_of(b.bl_ts[static_cast<std::size_t>(from)][l])) out.push_back({l, from, to, p});
+      }
+  return out;
+}
+
+bool apply(Blocking& b, const Move& m) {
+  auto& from = b.bl_ts[static_cast<std::size_t>(m.from)][m.loop];
+  if (from % m.prime != 0) return false;
+  from /= m.prime;
+  b.bl_ts[static_cast<std::size_t>(m.to)][m.loop] *= m.prime;
+  return true;
+}
+
+/// Keeps the best valid candidate (first on ties); counts evaluations. Candidates that fail
+/// the fast capacity check are not priced (the cost model would reject them).
+struct BestOf {
+  const LayerOracle& o;
+  const SolverOptions& opt;
+  const NodeNest& nest;
+  const Capacity& cap;
+  SolveStats& stats;
+  std::optional<CanonicalScheme> best;
+  Score score;
+  void consider(const CanonicalScheme& c) {
+    if (!fits(nest, c.blocking, cap)) return;
+    ++stats.evaluated;
+    const auto sc = o.evaluate(c);
+    if (!sc) {
+      ++stats.invalid;
+      return;
+    }
+    if (!best || better(*sc, score, opt.goal)) best = c, score = *sc;
+  }
+  /// Moves sol to the best candidate if it beats sol; true if it did.
+  bool improve(LayerSolution& sol) const {
+    if (!best || !better(score, sol.score, opt.goal)) return false;
+    sol.scheme = best;
+    sol.score = score;
+    return true;
+  }
+};
+
+}  // namespace
+
+void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
+  const CanonicalScheme cur = *sol.scheme;
+  const auto nests = o.nests(cur.part);
+  const NodeNest& n = nests.at(static_cast<std::size_t>(cur.nest_index));
+  const auto cap = o.capacity(cur.part, cur.nest_index);
+  const auto top = o.top_constraint();
+  const auto totals = data_totals(o.layer(), o.batch());
+  PerLoopDim<std::vector<std::int64_t>> divs;
+  for (auto l : all_values<LoopDim>()) divs[l] = divisors(top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l]);
+  BestOf pick{o, opt, n, cap, sol.stats, std::nullopt, {}};
+  // Divisors ascend, so the first factor that overflows ends its loop's range.
+  for (auto fi : divs[LoopDim::Ifm]) {
+    if (regf_occupancy(n, {{fi, 1, 1}}) > cap.regf_words) break;
+    for (auto fo : divs[LoopDim::Ofm]) {
+      if (regf_occupancy(n, {{fi, fo, 1}}) > cap.regf_words) break;
+      for (auto fb : divs[LoopDim::Bat]) {
+        const PerLoopDim<std::int64_t> t2{{fi, fo, fb}};
+        if (regf_occupancy(n, t2) > cap.regf_words) break;
+        if (gbuf_occupancy(n, t2, cap.gbuf_share) > cap.gbuf_words) continue;
+        const auto c = fit_gbuf(o, cur.part, cur.nest_index, n, cap, t2, cur.blocking.bl_ords[0],
+                                cur.blocking.bl_ords[1], totals, sol.stats);
+        if (c) pick.consider(*c);
+      }
+    }
+  }
+  pick.improve(sol);
+}
+
+void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
+  const auto top = o.top_constraint();
+  const auto nests = o.nests(sol.scheme->part);
+  const NodeNest& n = nests.at(static_cast<std::size_t>(sol.scheme->nest_index));
+  const auto cap = o.capacity(sol.scheme->part, sol.scheme->nest_index);
+  for (int iter = 0; iter < opt.refine.blocking_steps; ++iter) {
+    const CanonicalScheme cur = *sol.scheme;
+    const auto moves = single_moves(cur.blocking, top);
+    BestOf single{o, opt, n, cap, sol.stats, std::nullopt, {}};
+    for (const auto& m : moves) {
+      auto c = cur;
+      if (apply(c.blocking, m)) single.consider(c);
+    }
+    if (single.improve(sol)) continue;
+    if (!opt.refine.compound_moves) break;
+    // Stalled: other orders for the same factors, then two loops' factors moved at once.
+    BestOf compound{o, opt, n, cap, sol.stats, std::nullopt, {}};
+    for (const auto& og : loop_orders())
+      for (const auto& orr : loop_orders()) {
+        auto c = cur;
+        c.blocking.bl_ords = {og, orr};
+        if (c.blocking.bl_ords != cur.blocking.bl_ords) compound.consider(c);
+      }
+    for (std::size_t i = 0; i < moves.size(); ++i)
+      for (std::size_t j = i + 1; j < moves.size(); ++j) {
+        if (moves[i].loop == moves[j].loop) continue;
+        auto c = cur;
+        if (apply(c.blocking, moves[i]) && apply(c.blocking, moves[j])) compound.consider(c);
+      }
+    if (!compound.improve(sol)) break;
+  }
+}
+
+}  // namespace kapla::search::directive::detail

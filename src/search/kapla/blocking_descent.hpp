@@ -1,0 +1,23 @@
+// K's refinement of the loop blocking on the final partition (docs/kapla.md §4 steps 8-9),
+// every candidate priced by the one cost model through the layer oracle. Both steps correct
+// fill_tensor, whose refetch estimate ignores the KAPLA fork's REGF reuse rule and static
+// energy, and whose one-factor-at-a-time growth stops at the first capacity wall.
+#pragma once
+
+#include "search/kapla/layer_solver.hpp"
+
+namespace kapla::search::directive::detail {
+
+/// Step 9 (Refinement::regf_beam): on `sol`'s partition and nest, every REGF tensor that fits
+/// (all divisor combinations of the loops below the constraint), each completed by the GBUF
+/// fill_tensor with the scheme's orders and priced; keeps the best if it improves.
+void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
+
+/// Step 8: greedy cost descent over the blocking factors of `sol`'s scheme: move one prime
+/// factor of one loop between two levels while the one cost model improves (at most
+/// Refinement::blocking_steps moves). With Refinement::compound_moves, a stalled descent
+/// first tries every order pair with the current factors and moves of two loops at once
+/// (the same or opposite directions), and goes on if one of them improves.
+void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
+
+}  // namespace kapla::search::directive::detail

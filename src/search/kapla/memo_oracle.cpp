@@ -1,0 +1,53 @@
+// MemoOracle (see memo_oracle.hpp).
+#include "search/kapla/memo_oracle.hpp"
+
+#include <algorithm>
+
+namespace kapla::search::directive {
+
+MemoOracle::Key MemoOracle::key_of(const CanonicalScheme& s) {
+  Key k{};
+  std::size_t i = 0;
+  for (auto p : s.part.order) k[i++] = static_cast<std::int64_t>(p);
+  for (const auto& d : s.part.pdims) k[i++] = d.h, k[i++] = d.w;
+  k[i++] = s.nest_index;
+  for (const auto& lv : s.blocking.bl_ts)
+    for (auto f : lv) k[i++] = f;
+  for (const auto& lv : s.blocking.bl_ords)
+    for (auto p : lv) k[i++] = p;
+  return k;
+}
+
+std::size_t MemoOracle::KeyHash::operator()(const Key& k) const {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the words
+  for (auto v : k) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+  return static_cast<std::size_t>(h);
+}
+
+std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
+  const auto k = key_of(s);
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = seen_.find(k); it != seen_.end()) return it->second;
+  }
+  // Priced outside the lock: two threads may price the same scheme; both get the same answer.
+  const auto sc = inner_.evaluate(s);
+  const std::lock_guard<std::mutex> lock(mu_);
+  seen_.emplace(k, sc);
+  Key pk{};
+  std::copy(k.begin(), k.begin() + 12, pk.begin());
+  if (sc) parts_.emplace(pk, true);  // invalid schemes are rejected before the placement
+  return sc;
+}
+
+std::size_t MemoOracle::partitions_priced() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return parts_.size();
+}
+
+std::size_t MemoOracle::priced() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return seen_.size();
+}
+
+}  // namespace kapla::search::directive

@@ -1,0 +1,55 @@
+// A layer oracle that remembers the one cost model's verdicts for the length of one layer
+// search: K's greedy reaches the same canonical scheme from many order pairs and snaps, and
+// its descents revisit neighbours; each distinct scheme is priced once. Thread-safe; the
+// answers are the wrapped oracle's, so results do not depend on which thread priced first.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+#include "search/kapla/layer_oracle.hpp"
+#include "search/kapla/on_chip_pricer.hpp"
+
+namespace kapla::search::directive {
+
+class MemoOracle final : public LayerOracle, public OnChipPricer {
+ public:
+  explicit MemoOracle(const LayerOracle& inner)
+      : inner_(inner), on_chip_(dynamic_cast<const OnChipPricer*>(&inner)) {}
+  const model::Layer& layer() const override { return inner_.layer(); }
+  std::int64_t batch() const override { return inner_.batch(); }
+  PhyDim2 node_dims() const override { return inner_.node_dims(); }
+  PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
+  const std::vector<mapping::PartitionScheme>& partitions() const override { return inner_.partitions(); }
+  std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override { return inner_.nests(part); }
+  Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {
+    return inner_.capacity(part, nest_index);
+  }
+  std::optional<Score> evaluate(const CanonicalScheme& s) const override;
+  /// The wrapped oracle's on-chip price, or its full price when it has none (not remembered).
+  std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override {
+    return on_chip_ ? on_chip_->evaluate_on_chip(s) : evaluate(s);
+  }
+  /// Distinct schemes priced so far.
+  std::size_t priced() const;
+  /// Distinct partitions priced so far (each costs the cost model one NoC placement).
+  std::size_t partitions_priced() const;
+
+  /// A scheme as a flat key: partition order and sizes, nest, factors, orders.
+  using Key = std::array<std::int64_t, 28>;
+  static Key key_of(const CanonicalScheme& s);
+
+ private:
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  const LayerOracle& inner_;
+  const OnChipPricer* on_chip_;  // null if the wrapped oracle has no on-chip price
+  mutable std::mutex mu_;
+  mutable std::unordered_map<Key, std::optional<Score>, KeyHash> seen_;
+  mutable std::unordered_map<Key, bool, KeyHash> parts_;  // partition part of the key only
+};
+
+}  // namespace kapla::search::directive

@@ -1,7 +1,18 @@
-// The inter-layer pruning a strategy asks for (kapla-spec.md §4.2).
+// The inter-layer pruning a strategy asks for (kapla-spec.md §4.2-4.3).
 #include "schedule/segment_filter.hpp"
 
+#include "schedule/sched_dag.hpp"
+
 namespace kapla::schedule {
+
+namespace {
+
+search::LayerConstraint layer_constraint(const SegmentLayerConstraint& lc) {
+  // A topofm taken later from another layer's result is unknown here: unconstrained.
+  return {lc.topbat, lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm, lc.fbifm, lc.fbofm};
+}
+
+}  // namespace
 
 SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
                                       const model::Network& net, std::int64_t batch) {
@@ -10,17 +21,59 @@ SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
   f.constraint = [&strategy, &net, batch](const PipelineSegment& seg, const SegmentConstraint& c) {
     for (std::size_t sp = 0; sp < seg.size(); ++sp) {
       for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-        const auto& lc = c.layers[sp][tm];
         search::LayerProblem p;
         p.layer = net.layer(seg.layers()[sp][tm]);
         p.batch = batch;
         p.resource = seg.allocation()[sp][tm];
-        p.constraint = {lc.topbat, lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm, lc.fbifm,
-                        lc.fbofm};
+        p.constraint = layer_constraint(c.layers[sp][tm]);
         if (!strategy.constraint_may_fit(p)) return false;
       }
     }
     return true;
+  };
+  return f;
+}
+
+search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const model::Network& net,
+                                           std::int64_t batch, const model::UnitCosts& costs,
+                                           const model::SearchOptions& options,
+                                           const std::vector<std::size_t>& pos) {
+  search::SegmentCandidate c;
+  c.first = pos[seg.first_layer()];
+  c.last = pos[seg.last_layer()];
+  for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+    for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+      search::LayerProblem p;
+      p.layer = net.layer(seg.layers()[sp][tm]);
+      p.batch = batch;
+      p.resource = seg.allocation()[sp][tm];
+      p.costs = costs;
+      p.options = options;
+      c.layers.push_back(std::move(p));
+    }
+  }
+  for (const auto& sc : seg.constraints(options.layer_pipeline_time_ovhd)) {
+    std::vector<search::LayerConstraint> per_layer;
+    for (const auto& row : sc.layers)
+      for (const auto& lc : row) per_layer.push_back(layer_constraint(lc));
+    c.constraints.push_back(std::move(per_layer));
+  }
+  return c;
+}
+
+SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
+                                      const model::Network& net, std::int64_t batch,
+                                      const model::UnitCosts& costs,
+                                      const model::SearchOptions& options) {
+  SegmentFilter f = strategy_segment_filter(strategy, net, batch);
+  f.segments = [&strategy, &net, batch, costs, options](const std::vector<const PipelineSegment*>& segs) {
+    const auto order = build_sched_dag(net).ordered_layers();
+    std::vector<std::size_t> pos(net.size(), 0);
+    for (std::size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
+    std::vector<search::SegmentCandidate> cands;
+    cands.reserve(segs.size());
+    for (const auto* s : segs) cands.push_back(segment_candidate(*s, net, batch, costs, options, pos));
+    return strategy.select_segments(cands, order.size());
   };
   return f;
 }

@@ -27,9 +27,25 @@ struct SegmentFilter {
 /// The filter a strategy asks for, or an empty one: with LayerStrategy::prunes_constraints(),
 /// a (segment, constraint) pair is dropped when constraint_may_fit() is false for one of its
 /// layers (on its allocated resource; a lazily resolved topofm counts as unconstrained). No
-/// segment filter (K's segment selection needs the segment estimates, docs/kapla.md §9).
+/// segment filter (see the overload below).
 /// `strategy` and `net` must outlive the filter.
 SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
                                       const model::Network& net, std::int64_t batch);
+
+/// The same plus the strategy's segment selection (LayerStrategy::select_segments, K:
+/// kapla-spec.md §4.3), which needs the costs and options the layers are priced with. The
+/// segments are offered with their constraints (options.layer_pipeline_time_ovhd) and their
+/// positions in the scheduling order. `strategy` and `net` must outlive the filter.
+SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
+                                      const model::Network& net, std::int64_t batch,
+                                      const model::UnitCosts& costs,
+                                      const model::SearchOptions& options);
+
+/// A segment as the strategy sees it: each layer on its allocated resource, its constraints
+/// (a lazily resolved topofm = 0), its positions in the scheduling order `pos` (per layer).
+search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const model::Network& net,
+                                           std::int64_t batch, const model::UnitCosts& costs,
+                                           const model::SearchOptions& options,
+                                           const std::vector<std::size_t>& pos);
 
 }  // namespace kapla::schedule

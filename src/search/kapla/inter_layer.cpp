@@ -59,10 +59,35 @@ bool occupancy_may_fit(const OccupancyQuery& q) {
          static_cast<double>(q.region_nodes * q.gbuf_words) * q.capacity_factor;
 }
 
+namespace {
+
+// Keep-flags of the segments on a chain within (1 + margin) of the cheapest chain: the
+// cheapest cover of the layers before (prefix) and after (suffix) each segment.
+void keep_near_best_chains(const std::vector<SegmentEstimate>& segs, std::size_t n, double margin,
+                           std::vector<bool>& keep) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> prefix(n + 1, inf), suffix(n + 1, inf);  // prefix[i]: layers [0, i)
+  prefix[0] = 0;
+  suffix[n] = 0;                                               // suffix[i]: layers [i, n)
+  for (std::size_t end = 1; end <= n; ++end)
+    for (const auto& s : segs)
+      if (s.last + 1 == end) prefix[end] = std::min(prefix[end], prefix[s.first] + s.cost);
+  for (std::size_t beg = n; beg-- > 0;)
+    for (const auto& s : segs)
+      if (s.first == beg) suffix[beg] = std::min(suffix[beg], s.cost + suffix[s.last + 1]);
+  if (!(prefix[n] < inf)) return;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const auto& s = segs[i];
+    if (prefix[s.first] + s.cost + suffix[s.last + 1] <= prefix[n] * (1 + margin)) keep[i] = true;
+  }
+}
+
+}  // namespace
+
 std::vector<bool> select_segments(const std::vector<SegmentEstimate>& segs, std::size_t num_layers,
-                                  std::size_t k) {
+                                  std::size_t k, double margin) {
   std::vector<bool> keep(segs.size(), false);
-  if (segs.size() <= k) {
+  if (segs.size() < k) {  // the reference keeps all only when k > the number of segments
     std::fill(keep.begin(), keep.end(), true);
     return keep;
   }
@@ -101,6 +126,7 @@ std::vector<bool> select_segments(const std::vector<SegmentEstimate>& segs, std:
         for (auto si : c.segs) keep[si] = true;
   for (std::size_t i = 0; i < segs.size(); ++i)
     if (segs[i].single_layer) keep[i] = true;
+  if (margin > 0) keep_near_best_chains(segs, num_layers, margin, keep);
   return keep;
 }
 

@@ -45,7 +45,10 @@ struct SegmentEstimate {
 /// order; select every segment on the k best chains for the whole network plus every
 /// single-layer segment (the fallback). Returns a keep-flag per input segment. Deterministic:
 /// ties keep the chain found first (segments in input order).
+/// With margin > 0 (not in the reference), also every segment on some chain whose cost is
+/// within (1 + margin) of the cheapest chain's: the top-k chains tend to differ only in
+/// their early segments, so a near-tie late in the network is otherwise never solved.
 std::vector<bool> select_segments(const std::vector<SegmentEstimate>& segs, std::size_t num_layers,
-                                  std::size_t k = 4);
+                                  std::size_t k = 4, double margin = 0);
 
 }  // namespace kapla::search::directive

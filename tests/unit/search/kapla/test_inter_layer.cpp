@@ -39,6 +39,18 @@ TEST(InterLayer, SelectionKeepsBestChainAndSingles) {
   EXPECT_FALSE(keep[5]);
 }
 
+TEST(InterLayer, MarginKeepsNearTiesTheTopChainsMiss) {
+  // 3 layers. Pair 0-1 (cost 1 or 1.1, two variants) makes the two best chains end with the
+  // single of layer 2; pair 1-2 (chain 10 + 2 = 12 vs the best 1 + 10 = 11) is on neither.
+  std::vector<SegmentEstimate> segs{{0, 0, true, 10}, {1, 1, true, 10}, {2, 2, true, 10},
+                                    {0, 1, false, 1}, {0, 1, false, 1.1}, {1, 2, false, 2}};
+  EXPECT_FALSE(select_segments(segs, 3, 2)[5]);
+  EXPECT_FALSE(select_segments(segs, 3, 2, 0.05)[5]);  // 12 > 11 x 1.05
+  const auto keep = select_segments(segs, 3, 2, 0.10);  // 12 <= 11 x 1.1
+  EXPECT_TRUE(keep[5]);
+  EXPECT_TRUE(keep[3] && keep[4]);
+}
+
 TEST(InterLayer, FewSegmentsAreAllKept) {
   std::vector<SegmentEstimate> segs{{0, 0, true, 1}, {0, 0, false, 2}};
   const auto keep = select_segments(segs, 1, 4);

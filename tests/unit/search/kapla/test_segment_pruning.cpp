@@ -11,6 +11,7 @@
 #include "schedule/sched_dag.hpp"
 #include "search/kapla/inter_layer.hpp"
 #include "zoo_network.hpp"
+#include "paper_hardware.hpp"
 
 namespace kapla {
 namespace {
@@ -23,14 +24,7 @@ struct PruneCounts {
 };
 
 PruneCounts prune_counts(const std::string& name, double capacity_factor = 1.0) {
-  model::Hardware hw;
-  hw.nodes = {16, 16};
-  hw.pe_array = {8, 8};
-  hw.gbuf_bytes = 32768;
-  hw.regf_bytes = 64;
-  hw.array_bus_width_bits = 128;
-  hw.dram_bandwidth_bytes_per_cycle = 51.2;
-  const auto resource = schedule::build_resource(hw);
+  const auto resource = schedule::build_resource(test::paper_cloud_hardware());
   const auto net = test::zoo_network(name);
   const auto dag = schedule::build_sched_dag(net);
   const auto segs = schedule::gen_segments(dag, net, 64, resource, inference_options());

@@ -27,6 +27,7 @@
 #include "search/guided.hpp"
 #include "search/kapla/directives.hpp"
 #include "search/kapla_solver.hpp"
+#include "search/strategy_options.hpp"
 #include "search/random_sampling.hpp"
 #include "search/strategy.hpp"
 
@@ -51,7 +52,13 @@ struct ScheduleArgs {
   double budget_seconds = 0;
   std::int64_t victory = 0;
   bool surrogate = false;
+  // K's inter-layer options (docs/kapla_inter_layer.md) and variant (docs/kapla.md §4).
+  bool segment_selection = false;
+  double segment_margin = 0.05;
+  bool constraint_frontier = false;
+  std::string refinement = "kapla";
   bool show_directives = false;
+  std::string array_mapping;  // empty: the hardware's
   // The reference CLI's hardware flags (used without --hardware).
   std::vector<std::int64_t> nodes;
   std::vector<std::int64_t> array;
@@ -316,10 +323,18 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
 void run_schedule(const ScheduleArgs& a, Context& ctx) {
   const io::Catalog catalog(ctx.resolved_data_dir());
   const model::Network net = catalog.load_network(a.network);
-  const model::Hardware hw = a.hardware.empty() ? hardware_from_flags(a) : catalog.load_hardware(a.hardware);
+  model::Hardware hw =
+      a.hardware.empty() ? hardware_from_flags(a) : catalog.load_hardware(a.hardware);
   if (a.batch <= 0) throw InputError("--batch: must be positive");
   if (a.threads < 1) throw InputError("--threads: must be at least 1");
   const model::SearchOptions options = build_options(a);
+  if (!a.array_mapping.empty()) {
+    if (a.array_mapping != "eyeriss" && a.array_mapping != "systolic")
+      throw InputError("--array-mapping: must be eyeriss or systolic, got '" + a.array_mapping +
+                       "'");
+    hw.array_mapping = model::parse_array_mapping(a.array_mapping);
+  }
+  model::check_array_mapping(hw, net, options.cost_model);
   model::UnitCosts costs = hw.costs;
   apply_cost_flags(a, costs);
 
@@ -337,6 +352,13 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     mo.budget = budget;
     mo.surrogate = a.surrogate;
     strategy = std::make_unique<search::Guided>(mo);
+  } else if (strategy_name == "kapla") {
+    search::StrategyOptions so;
+    so.kapla.segment_selection = a.segment_selection;
+    so.kapla.segment_margin = a.segment_margin;
+    so.kapla.constraint_frontier = a.constraint_frontier;
+    if (a.refinement == "paper") so.kapla.refinement = search::directive::Refinement::paper();
+    strategy = search::make_layer_strategy(strategy_name, so);
   } else {
     strategy = search::make_layer_strategy(strategy_name);
   }
@@ -346,8 +368,9 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   nso.options = options;
   nso.costs = costs;
   nso.num_threads = a.threads;
-  // The strategy's inter-layer pruning (K's occupancy check); empty for the others.
-  nso.segment_filter = schedule::strategy_segment_filter(*strategy, net, a.batch);
+  // The strategy's inter-layer pruning and selection (K); empty for the others.
+  nso.segment_filter = schedule::strategy_segment_filter(*strategy, net, a.batch, costs, options);
+  if (strategy->uses_constraint_frontier()) nso.constraint_frontier = true;
   const auto t0 = std::chrono::steady_clock::now();
   const auto result = schedule::network_search(net, a.batch, resource, *strategy, nso);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -366,7 +389,9 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   std::cout << std::setprecision(12);
   std::cout << "network " << net.name() << ", batch " << a.batch << ", hardware " << hw.name
             << ", strategy " << strategy_name << ", goal " << model::goal_name(options.opt_goal)
-            << ", cost model " << model::variant_name(options.cost_model) << "\n";
+            << ", cost model " << model::variant_name(options.cost_model)
+            << (hw.array_mapping == model::ArrayMapping::Systolic ? ", systolic array" : "")
+            << "\n";
   std::cout << "total_cost " << best.total_cost() << "\ntotal_time " << best.total_time()
             << "\ntotal_ops " << best.total_ops() << "\ntotal_accesses";
   for (double v : acc) std::cout << ' ' << v;
@@ -477,8 +502,23 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--victory", a->victory,
                   "R: stop after this many consecutive non-improving valid samples (0 = off)");
   sub->add_flag("--surrogate", a->surrogate, "M: screen proposals with the ridge surrogate");
+  sub->add_flag("--segment-selection", a->segment_selection,
+                "K: solve only the segments on the cheapest chains by KAPLA's segment estimate");
+  sub->add_option("--segment-margin", a->segment_margin,
+                  "K: with --segment-selection, also chains within this fraction of the cheapest")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_flag("--constraint-frontier", a->constraint_frontier,
+                "K: skip constraints dominated by one that already succeeded (KAPLA's hint frontier)");
+  sub->add_option("--refinement", a->refinement,
+                  "K: kapla (default; steps beyond the paper) or paper (the paper's greedy)")
+      ->check(CLI::IsMember({"kapla", "paper"}))
+      ->capture_default_str();
   sub->add_flag("--show-directives", a->show_directives,
                 "Print each layer's chosen scheme as KAPLA directives (tensor/stack/update)");
+  sub->add_option("--array-mapping", a->array_mapping,
+                  "PE-array dataflow: eyeriss (row stationary) or systolic (default: the "
+                  "hardware's)");
   sub->add_option("--nodes", a->nodes, "Node array H W")->expected(2);
   sub->add_option("--array", a->array, "PE array H W per node")->expected(2);
   sub->add_option("--regf", a->regf, "REGF bytes per PE");

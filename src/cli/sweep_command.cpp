@@ -97,6 +97,7 @@ struct SweepArgs {
   std::string out;
   int threads = 0;
   bool quiet = false;
+  double stop_grace = 60;
   std::string command_line;
 };
 
@@ -130,6 +131,7 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
       options.threads = resolve_threads(args.threads, spec.threads);
       options.tuple_time_limit_seconds = spec.tuple_time_limit_seconds;
       options.command_line = args.command_line;
+      options.stop_grace_seconds = args.stop_grace;
       const auto summary = sweep::run_sweep(spec, *runner, *comm, sink, progress, options);
       if (summary.interrupted) ctx.exit_code = kExitInterrupted;
     } catch (const sweep::DispatchError& e) {
@@ -159,6 +161,11 @@ void register_sweep_with(CLI::App& app, Context& ctx, TupleRunnerFactory factory
                   "OpenMP threads per rank (default: the job's, else $OMP_NUM_THREADS, else 1)")
       ->check(CLI::Range(1, 4096));
   sub->add_flag("--quiet,-q", args->quiet, "No progress and no summary on stderr");
+  sub->add_option("--stop-grace", args->stop_grace,
+                  "Seconds a running tuple may go on after SIGTERM/SIGUSR1 to finish its record "
+                  "(then it is abandoned and rerun on resume)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->callback([&ctx, args, factory = std::move(factory)] { run(*args, ctx, factory); });
   // The command line, for provenance.
   args->command_line = "kapla sweep";

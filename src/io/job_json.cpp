@@ -147,7 +147,25 @@ search::StrategyOptions parse_strategy_params(std::string_view strategy, const j
     positive(obj, "batch_size", o.guided.batch_size);
     positive(obj, "num_chains", o.guided.num_chains);
   } else if (name == "kapla") {
-    const JsonObject obj(value, path, {"inter_layer_pruning", "fallback", "capacity_factor"});
+    const JsonObject obj(value, path,
+                         {"inter_layer_pruning", "fallback", "capacity_factor", "segment_selection",
+                          "segment_margin", "constraint_frontier", "refinement"});
+    if (obj.has("segment_selection")) o.kapla.segment_selection = obj.boolean("segment_selection");
+    if (obj.has("constraint_frontier")) {
+      o.kapla.constraint_frontier = obj.boolean("constraint_frontier");
+    }
+    if (obj.has("segment_margin")) {
+      o.kapla.segment_margin = obj.number("segment_margin");
+      if (!(o.kapla.segment_margin >= 0)) fail(obj.path_of("segment_margin"), "must be >= 0");
+    }
+    if (obj.has("refinement")) {
+      const std::string r = obj.string("refinement");
+      if (r == "paper") {
+        o.kapla.refinement = search::directive::Refinement::paper();
+      } else if (r != "kapla") {
+        fail(obj.path_of("refinement"), "must be \"kapla\" (default) or \"paper\"");
+      }
+    }
     if (obj.has("inter_layer_pruning")) {
       o.kapla.inter_layer_pruning = obj.boolean("inter_layer_pruning");
     }

@@ -2,6 +2,7 @@
 #include "schedule/network_search.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -86,6 +87,9 @@ class Searcher {
   void account(std::size_t layer, const search::LayerSearchStats& st);
   /// Runs strategy.prepare_many on the problems (all threads) into the memo.
   void prepare_all(const std::vector<search::LayerProblem>& problems);
+  /// Polls opts.stop and latches it: once true, every remaining step returns at once.
+  bool stop_now();
+  const std::function<bool()>* stop_or_null() const { return opts_.stop ? &opts_.stop : nullptr; }
 
   const model::Network& net_;
   std::int64_t batch_;
@@ -107,7 +111,13 @@ class Searcher {
   double seconds_ = 0;
   std::vector<std::optional<search::AnytimePoint>> layer_best_;
   std::size_t layers_with_best_ = 0;
+  bool stopped_ = false;
 };
+
+bool Searcher::stop_now() {
+  if (!stopped_ && opts_.stop && opts_.stop()) stopped_ = true;
+  return stopped_;
+}
 
 void Searcher::account(std::size_t layer, const search::LayerSearchStats& st) {
   if (!st.reported) {
@@ -143,10 +153,13 @@ void Searcher::prepare_all(const std::vector<search::LayerProblem>& problems) {
   search::SearchContext ctx;
   ctx.num_threads = opts_.num_threads;
   ctx.memo = &memo_;
+  ctx.stop = stop_or_null();
+  if (stop_now()) return;
   strategy_.prepare_many(problems, ctx);
 }
 
 LayerResults Searcher::search_layer(std::size_t layer, const search::LayerProblem& problem) {
+  if (stop_now()) return {};
   std::string key;
   if (opts_.cache_layer_searches) {
     key = search::problem_key(problem, true);
@@ -161,8 +174,11 @@ LayerResults Searcher::search_layer(std::size_t layer, const search::LayerProble
   ctx.memo = &memo_;
   search::LayerSearchStats st;
   ctx.stats = &st;
+  ctx.stop = stop_or_null();
   auto found = strategy_.search(problem, ctx);
   account(layer, st);
+  // A strategy that saw the stop returned early with a partial answer: neither used nor cached.
+  if (stop_now()) return {};
   LayerResults out;
   for (auto& r : found) out.push_back(std::make_shared<const search::LayerSchedule>(std::move(r)));
   if (opts_.cache_layer_searches) cache_.emplace(std::move(key), out);
@@ -182,6 +198,7 @@ std::vector<NetworkScheme> Searcher::layer_search(
   constraint.fbofm = cstr.fbofm;
   bool rule_pending = cstr.topofm_from_layer.has_value();
   for (const auto& p : prev) {
+    if (stopped_) break;
     search::LayerProblem problem;
     problem.layer = net_.layer(layer);
     problem.batch = batch_;
@@ -257,6 +274,7 @@ std::vector<NetworkScheme> Searcher::segment_search(
     prepare_all(problems);
   }
   for (const auto& c : constraints) {
+    if (stopped_) break;
     if (use_frontier_) {
       const bool dominated = std::any_of(frontier.begin(), frontier.end(), [&](const auto& fh) {
         for (std::size_t i = 0; i < std::min(fh.size(), c.hints.size()); ++i) {
@@ -348,7 +366,7 @@ NetworkSearchResult Searcher::run() {
     tops_none_.emplace_back(net_, std::move(in), std::move(ext));
   }
   tops_.assign(ordered_.size(), {});
-  for (std::size_t i = 0; i < ordered_.size(); ++i) {
+  for (std::size_t i = 0; i < ordered_.size() && !stopped_; ++i) {
     std::vector<NetworkScheme> cand;
     for (const std::size_t k : by_last[ordered_[i]]) {
       if (seg_constraints[k].empty()) continue;  // pruned (or no constraint at all)
@@ -358,7 +376,8 @@ NetworkSearchResult Searcher::run() {
     tops_[i] = std::move(cand);
   }
   NetworkSearchResult res;
-  if (!tops_.empty()) res.tops = std::move(tops_.back());
+  res.stopped = stopped_;
+  if (!tops_.empty() && !stopped_) res.tops = std::move(tops_.back());
   stats_.memo_hits = memo_.hits();
   if (!all_reported_) stats_.schemes_evaluated = -1;
   if (!all_reported_ || !valid_counted_) stats_.schemes_valid = -1;

@@ -36,6 +36,11 @@ struct NetworkSearchOptions {
   bool cache_layer_searches = true;
   /// Inter-layer pruning (strategy_segment_filter); empty = search every segment/constraint.
   SegmentFilter segment_filter;
+  /// Cooperative stop (a tuple time limit, a signal); empty = never. Polled before and after
+  /// every per-layer search and handed to the strategy (search::SearchContext::stop), which
+  /// polls it inside long searches. Thread-safe and monotonic (once true, stays true). A
+  /// stopped search returns no schedule (NetworkSearchResult::stopped).
+  std::function<bool()> stop;
 };
 
 struct NetworkSearchStats {
@@ -51,7 +56,8 @@ struct NetworkSearchStats {
   std::size_t constraints_before_pruning = 0;  // (segment, constraint) pairs
   std::size_t constraints_after_pruning = 0;
   // What the strategy reported (search::LayerSearchStats), summed over the strategy calls in
-  // call order (cache hits excluded). -1 when some call did not report (B does not count).
+  // call order (cache hits excluded). -1 when some call did not report (all of kapla's
+  // strategies report evaluated; valid: see docs/hdf5_schema.md).
   std::int64_t schemes_evaluated = 0;
   std::int64_t schemes_valid = 0;
   /// Network best-so-far curve of strategies that report per-call curves (R, M); empty
@@ -64,9 +70,12 @@ struct NetworkSearchStats {
 };
 
 struct NetworkSearchResult {
-  /// Best first; empty when no valid schedule exists.
+  /// Best first; empty when no valid schedule exists or the search was stopped.
   std::vector<NetworkScheme> tops;
   NetworkSearchStats stats;
+  /// opts.stop ended the search early: tops is empty, stats count the work done until then
+  /// (the strategy call that saw the stop included), the curve holds the points so far.
+  bool stopped = false;
 };
 
 /// The candidate (input layout, external input layouts) pairs: one per partition of the input

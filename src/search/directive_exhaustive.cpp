@@ -1,6 +1,7 @@
 // Strategy S (see directive_exhaustive.hpp and docs/kapla.md).
 #include "search/directive_exhaustive.hpp"
 
+#include <atomic>
 #include <chrono>
 
 #include "search/kapla/cost_oracle.hpp"
@@ -8,18 +9,61 @@
 
 namespace kapla::search {
 
+namespace {
+
+// The cost oracle seen through S's bookkeeping: counts the valid evaluations and, once the
+// caller asks to stop, offers no nested loops, so the shared enumerator (kapla/exhaustive.cpp,
+// also K's fallback) skips every partition it has not started. Thread-safe: the enumerator
+// calls it from several threads; the count is a sum, so it does not depend on their order.
+class CountingOracle final : public directive::LayerOracle {
+ public:
+  CountingOracle(const directive::CostOracle& inner, const SearchContext& ctx)
+      : inner_(inner), ctx_(ctx) {}
+
+  const model::Layer& layer() const override { return inner_.layer(); }
+  std::int64_t batch() const override { return inner_.batch(); }
+  PhyDim2 node_dims() const override { return inner_.node_dims(); }
+  PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
+  const std::vector<mapping::PartitionScheme>& partitions() const override {
+    return inner_.partitions();
+  }
+  std::vector<directive::NodeNest> nests(const mapping::PartitionScheme& part) const override {
+    if (ctx_.stop_requested()) return {};  // polled once per partition
+    return inner_.nests(part);
+  }
+  directive::Capacity capacity(const mapping::PartitionScheme& part, int nest) const override {
+    return inner_.capacity(part, nest);
+  }
+  std::optional<directive::Score> evaluate(const directive::CanonicalScheme& s) const override {
+    auto score = inner_.evaluate(s);
+    if (score) valid_.fetch_add(1, std::memory_order_relaxed);
+    return score;
+  }
+  std::int64_t valid() const { return valid_.load(); }
+
+ private:
+  const directive::CostOracle& inner_;
+  const SearchContext& ctx_;
+  mutable std::atomic<std::int64_t> valid_{0};
+};
+
+}  // namespace
+
 std::vector<LayerSchedule> DirectiveExhaustive::search(const LayerProblem& problem,
                                                        const SearchContext& ctx) const {
   const directive::CostOracle oracle(problem);
+  const CountingOracle counting(oracle, ctx);
   const auto start = std::chrono::steady_clock::now();
-  const auto r = directive::search_exhaustive(oracle, {problem.options.opt_goal, ctx.num_threads});
+  const auto r =
+      directive::search_exhaustive(counting, {problem.options.opt_goal, ctx.num_threads});
   if (ctx.stats != nullptr) {
     ctx.stats->reported = true;
-    ctx.stats->evaluated = r.evaluated;  // valid ones are not counted
+    ctx.stats->evaluated = r.evaluated;
+    ctx.stats->valid = counting.valid();
     ctx.stats->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  if (!r.scheme) return {};
+  if (!r.scheme || ctx.stop_requested()) return {};  // stopped: partial, the caller discards it
   auto sched = oracle.schedule(*r.scheme);
   if (!sched) return {};
   return {*sched};

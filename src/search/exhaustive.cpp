@@ -6,6 +6,7 @@
 #include "search/exhaustive.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "cost/loop_blocking_search.hpp"
@@ -28,6 +29,12 @@ struct PerNode {
   std::vector<PartitionSetup> parts;
   std::vector<Item> items;
   std::vector<std::vector<cost::LoopBlockingEval>> found;
+  // Schemes priced / valid per searched item (zero for shared or skipped items).
+  std::vector<cost::LoopBlockingSearchStats> counts;
+  // Set by the first search() call that reports these counts: a per-node result reused from
+  // the memo (another ifmap layout) or prepared ahead is counted once, by the call that uses it
+  // first, so the totals do not depend on the thread count. The only mutable part.
+  mutable std::atomic<bool> counted{false};
   // Search plan: the items searched (one per distinct (NLD, sharing) pair) and, per item,
   // the item whose result it shares.
   std::vector<std::size_t> unique;
@@ -63,12 +70,16 @@ std::shared_ptr<PerNode> plan_per_node(const LayerProblem& p) {
     if (out->same_as[i] == i) out->unique.push_back(i);
   }
   out->found.resize(out->items.size());
+  out->counts.resize(out->items.size());
   return out;
 }
 
 // Runs the planned loop-blocking searches of several problems as one parallel loop (dynamic
 // schedule over all their work items), so small and large layers balance across threads.
-void run_plans(const std::vector<std::pair<PerNode*, const LayerProblem*>>& plans, int num_threads) {
+// Once ctx.stop_requested(), the remaining items are skipped (left empty).
+void run_plans(const std::vector<std::pair<PerNode*, const LayerProblem*>>& plans,
+               const SearchContext& ctx) {
+  const int num_threads = ctx.num_threads;
   std::vector<std::pair<std::size_t, std::size_t>> work;  // (plan, item)
   for (std::size_t k = 0; k < plans.size(); ++k) {
     for (std::size_t i : plans[k].first->unique) work.emplace_back(k, i);
@@ -78,19 +89,32 @@ void run_plans(const std::vector<std::pair<PerNode*, const LayerProblem*>>& plan
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, num_threads))
 #endif
   for (int w = 0; w < n; ++w) {
+    if (ctx.stop_requested()) continue;
     const auto [k, i] = work[static_cast<std::size_t>(w)];
     PerNode& pn = *plans[k].first;
     const LayerProblem& p = *plans[k].second;
     const Item& it = pn.items[i];
     const PartitionSetup& pw = pn.parts[it.part];
     pn.found[i] = cost::search_loop_blocking(pw.map.nlds[it.nld], p.resource, pw.bufshr,
-                                             p.constraint.top_blocking(), p.options, p.costs);
+                                             p.constraint.top_blocking(), p.options, p.costs,
+                                             &pn.counts[i]);
   }
   (void)num_threads;
   for (const auto& [pn, p] : plans) {
     for (std::size_t i = 0; i < pn->found.size(); ++i) {
       if (pn->same_as[i] != i) pn->found[i] = pn->found[pn->same_as[i]];
     }
+  }
+}
+
+// The per-node search's counts, into the call's statistics the first time it is used.
+void report_counts(const PerNode& pn, LayerSearchStats& out) {
+  out.reported = true;
+  out.valid = 0;
+  if (pn.counted.exchange(true)) return;
+  for (const auto& c : pn.counts) {
+    out.evaluated += c.evaluated;
+    out.valid += c.valid;
   }
 }
 
@@ -104,8 +128,8 @@ std::shared_ptr<const PerNode> per_node(const LayerProblem& p, const SearchConte
     if (auto hit = ctx.memo->find(key)) return std::static_pointer_cast<const PerNode>(hit);
   }
   auto pn = plan_per_node(p);
-  run_plans({{pn.get(), &p}}, ctx.num_threads);
-  if (ctx.memo) ctx.memo->put(key, pn);
+  run_plans({{pn.get(), &p}}, ctx);
+  if (ctx.memo && !ctx.stop_requested()) ctx.memo->put(key, pn);  // a stopped one is partial
   return pn;
 }
 
@@ -124,7 +148,8 @@ void ExhaustiveStrategy::prepare_many(const std::vector<LayerProblem>& problems,
     plans.emplace_back(owned.back().get(), &p);
     keys.push_back(std::move(key));
   }
-  run_plans(plans, ctx.num_threads);
+  run_plans(plans, ctx);
+  if (ctx.stop_requested()) return;  // partial results are not memoised
   for (std::size_t k = 0; k < owned.size(); ++k) ctx.memo->put(keys[k], owned[k]);
 }
 
@@ -138,6 +163,8 @@ std::vector<LayerSchedule> ExhaustiveStrategy::search(const LayerProblem& p,
   const auto filter_nodes = mapping::filter_nodes(p.resource.dram_region);
 
   const auto pn = per_node(p, ctx);
+  if (ctx.stats != nullptr) report_counts(*pn, *ctx.stats);
+  if (ctx.stop_requested()) return {};  // partial: the caller discards it
   const auto& parts = pn->parts;
   const auto& items = pn->items;
   const auto& found = pn->found;

@@ -9,6 +9,8 @@
 #include "search/kapla/directive_builder.hpp"
 #include "search/kapla/inter_layer.hpp"
 #include "search/kapla/layer_solver.hpp"
+#include "search/kapla/segment_estimate.hpp"
+#include "search/kapla/systolic_template.hpp"
 
 namespace kapla::search {
 
@@ -17,7 +19,7 @@ std::vector<LayerSchedule> KaplaSolver::search(const LayerProblem& problem,
   const directive::CostOracle oracle(problem);
   const auto start = std::chrono::steady_clock::now();
   const auto sol = directive::solve_layer(
-      oracle, {problem.options.opt_goal, ctx.num_threads, opts_.fallback});
+      oracle, {problem.options.opt_goal, ctx.num_threads, opts_.fallback, opts_.refinement});
   if (ctx.stats != nullptr) {
     ctx.stats->reported = true;
     ctx.stats->evaluated = sol.stats.evaluated;
@@ -47,6 +49,15 @@ bool KaplaSolver::constraint_may_fit(const LayerProblem& problem) const {
   return directive::occupancy_may_fit(q);
 }
 
+std::vector<bool> KaplaSolver::select_segments(const std::vector<SegmentCandidate>& segments,
+                                               std::size_t num_layers) const {
+  if (!opts_.segment_selection) return LayerStrategy::select_segments(segments, num_layers);
+  directive::SegmentEstimateOptions eo;
+  eo.capacity_factor = opts_.capacity_factor;
+  eo.chain_margin = opts_.segment_margin;
+  return directive::choose_segments(segments, num_layers, eo);
+}
+
 directive::DirectiveSchedule directives_of(const LayerProblem& problem, const LayerSchedule& s,
                                            std::string layer_name) {
   const directive::CostOracle oracle(problem);
@@ -57,6 +68,11 @@ directive::DirectiveSchedule directives_of(const LayerProblem& problem, const La
   c.blocking.bl_ords = s.orders;
   const auto pl = mapping::part_layer(problem.layer, problem.batch, s.part);
   const auto nests = oracle.nests(s.part);
+  if (problem.resource.array_mapping == model::ArrayMapping::Systolic) {
+    return directive::build_systolic_directives(problem.layer, pl, c,
+                                                nests.at(static_cast<std::size_t>(s.nld_index)),
+                                                oracle.map(s.part).geometry, std::move(layer_name));
+  }
   return directive::build_directives(problem.layer, pl, c, nests.at(static_cast<std::size_t>(s.nld_index)),
                                      problem.resource.dim_array, std::move(layer_name));
 }

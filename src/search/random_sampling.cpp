@@ -117,7 +117,14 @@ RandomSampling::RandomSampling(RandomSamplingOptions opts) : opts_(opts) { valid
 
 SamplingResult RandomSampling::run(const LayerProblem& problem, const SearchContext& ctx) const {
   const auto space = SchemeSpace::of_problem(problem);
-  const auto evaluate = cost_model_evaluator(problem, space);
+  SchemeEvaluator evaluate = cost_model_evaluator(problem, space);
+  if (ctx.stop != nullptr) {
+    // Once the caller asks to stop, samples are no longer priced (they count as invalid), so
+    // an evaluation budget runs out at once; the caller discards the result.
+    evaluate = [price = std::move(evaluate), &ctx](const SchemePoint& point) {
+      return ctx.stop_requested() ? std::nullopt : price(point);
+    };
+  }
   const auto seed = mix_seed(opts_.budget.seed, problem_key(problem));
   return random_sampling(space, evaluate, problem.options.opt_goal, problem.options.ntops, opts_,
                          seed, ctx.num_threads);

@@ -72,6 +72,7 @@ void validate(const StrategyOptions& o) {
   if (!(o.kapla.capacity_factor > 0 && o.kapla.capacity_factor <= 1)) {
     throw InputError("kapla: capacity_factor must be in (0, 1]");
   }
+  if (!(o.kapla.segment_margin >= 0)) throw InputError("kapla: segment_margin must be >= 0");
 }
 
 std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_label,
@@ -116,7 +117,14 @@ std::vector<std::pair<std::string, std::string>> describe_options(std::string_vi
   } else if (name == "kapla") {
     out = {{"strategy.fallback", flag(o.kapla.fallback)},
            {"strategy.inter_layer_pruning", flag(o.kapla.inter_layer_pruning)},
-           {"strategy.capacity_factor", num(o.kapla.capacity_factor)}};
+           {"strategy.capacity_factor", num(o.kapla.capacity_factor)},
+           {"strategy.segment_selection", flag(o.kapla.segment_selection)},
+           {"strategy.segment_margin", num(o.kapla.segment_margin)},
+           {"strategy.constraint_frontier", flag(o.kapla.constraint_frontier)},
+           {"strategy.refinement",
+            o.kapla.refinement == directive::Refinement::paper() ? "paper"
+            : o.kapla.refinement == directive::Refinement{}       ? "kapla"
+                                                                  : "custom"}};
   }
   return out;
 }

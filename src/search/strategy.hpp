@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -136,11 +137,30 @@ struct SearchContext {
   int num_threads = 1;
   SearchMemo* memo = nullptr;        // optional
   LayerSearchStats* stats = nullptr;  // optional per-call statistics sink
+  /// Optional cooperative stop (a tuple time limit, a signal). Long searches poll it at cheap
+  /// points (B: per loop-blocking work item; S: per partition; R, M: per evaluation) and, once
+  /// it is true, return at once with whatever they have; the caller discards that result.
+  /// Thread-safe and monotonic: once true, it stays true.
+  const std::function<bool()>* stop = nullptr;
+  bool stop_requested() const { return stop != nullptr && (*stop)(); }
 };
 
 /// A canonical text key of a problem: every input, except the ifmap layout unless
 /// `with_layout`, and never sched_seq (copied into results only).
 std::string problem_key(const LayerProblem& p, bool with_layout);
+
+/// One pipelining segment offered to LayerStrategy::select_segments, on plain values (search
+/// does not know schedule::PipelineSegment). Layers in the segment's (spatial, temporal) order.
+struct SegmentCandidate {
+  std::size_t first = 0;  // positions of its first and last layer in the scheduling order
+  std::size_t last = 0;
+  /// Each layer on its allocated resource (batch, costs, options set; constraint unset).
+  std::vector<LayerProblem> layers;
+  /// The segment's constraints in generation order, one LayerConstraint per layer (a topofm
+  /// taken lazily from another layer's result is 0 = unconstrained).
+  std::vector<std::vector<LayerConstraint>> constraints;
+  bool single_layer() const { return layers.size() == 1; }
+};
 
 /// A per-layer strategy: configured at construction, no live state, one instance serves
 /// every layer and thread.
@@ -169,6 +189,16 @@ class LayerStrategy {
   /// Conservative: false only if problem.layer certainly cannot fit on problem.resource under
   /// problem.constraint (so search() would find nothing). Ignores the ifmap layout. Default true.
   virtual bool constraint_may_fit(const LayerProblem& /*problem*/) const { return true; }
+  /// Optional segment selection (K: kapla-spec.md §4.3): a keep-flag per segment of a network
+  /// whose scheduling order has `num_layers` layers. Must keep enough segments to cover the
+  /// network (K keeps every single-layer one) and be deterministic. Default: keep all.
+  virtual std::vector<bool> select_segments(const std::vector<SegmentCandidate>& segments,
+                                            std::size_t /*num_layers*/) const {
+    return std::vector<bool>(segments.size(), true);
+  }
+  /// Whether the network search should skip a segment's constraints whose hints dominate
+  /// those of one that already succeeded (K: the hint frontier of kapla-spec.md §4.4).
+  virtual bool uses_constraint_frontier() const { return false; }
 };
 
 /// Registry entry.

@@ -19,9 +19,23 @@ std::atomic<bool>& stop_flag() {
   return flag;
 }
 
+std::atomic<std::int64_t>& stop_since_ns() {
+  static std::atomic<std::int64_t> ns{0};
+  return ns;
+}
+
 namespace {
 
-extern "C" void on_stop_signal(int /*signo*/) { stop_flag().store(true); }
+extern "C" void on_stop_signal(int /*signo*/) {
+  // clock_gettime is async-signal-safe; steady_clock is CLOCK_MONOTONIC. A second signal
+  // does not restart the grace period.
+  if (!stop_flag().load()) {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    stop_since_ns().store(static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec);
+  }
+  stop_flag().store(true);
+}
 
 double process_cpu_seconds() {
   timespec ts{};
@@ -114,6 +128,8 @@ RunSummary run_sweep(const SweepSpec& spec, const TupleRunner& runner, Communica
     ctx.seed = tuple_seed(tuple);
     ctx.num_threads = std::max(1, options.threads);
     ctx.stop = stop;
+    ctx.stop_since_ns = &stop_since_ns();
+    ctx.stop_grace = std::chrono::duration<double>(options.stop_grace_seconds);
     const auto w0 = std::chrono::steady_clock::now();
     if (options.tuple_time_limit_seconds > 0) {
       ctx.deadline = w0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -18,6 +18,8 @@ namespace kapla::sweep {
 struct RunOptions {
   int threads = 1;                  // OpenMP threads per rank (already resolved, >= 1)
   double tuple_time_limit_seconds = 0;  // 0: none
+  /// After SIGTERM/SIGUSR1 the running tuples may go on this long to finish their records.
+  double stop_grace_seconds = 60;
   std::string command_line;
 };
 
@@ -36,7 +38,9 @@ class DispatchError : public std::runtime_error {
 
 /// The stop flag set by SIGTERM and SIGUSR1 once install_stop_signals() ran (the only global).
 std::atomic<bool>& stop_flag();
-/// Installs handlers for SIGTERM and SIGUSR1 that set stop_flag().
+/// When stop_flag() was set by a signal: steady-clock nanoseconds (written before the flag).
+std::atomic<std::int64_t>& stop_since_ns();
+/// Installs handlers for SIGTERM and SIGUSR1 that set stop_since_ns() and stop_flag().
 void install_stop_signals();
 
 }  // namespace kapla::sweep

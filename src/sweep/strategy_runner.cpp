@@ -78,8 +78,8 @@ class StrategyRunner final : public TupleRunner {
       : options_(spec.options), loaders_(std::move(loaders)) {}
 
   void check(const Tuple& t) const override {
-    (void)network(t.network);
-    (void)hardware(t.hardware);
+    // A systolic array refuses back-propagation networks and the upstream cost model.
+    model::check_array_mapping(hardware(t.hardware), network(t.network), options_.cost_model);
     const auto name = search::canonical_strategy_name(t.strategy);
     // InputError if not available in this build or the options are invalid.
     (void)search::make_layer_strategy(name, t.strategy_options);
@@ -112,8 +112,12 @@ class StrategyRunner final : public TupleRunner {
     nso.options = options_;
     nso.costs = hw.costs;
     nso.num_threads = ctx.num_threads;
-    nso.constraint_frontier = options_.cost_model == model::CostModelVariant::Tangram;
-    nso.segment_filter = schedule::strategy_segment_filter(*strategy, net, t.batch);
+    nso.constraint_frontier = options_.cost_model == model::CostModelVariant::Tangram ||
+                              strategy->uses_constraint_frontier();
+    nso.segment_filter =
+        schedule::strategy_segment_filter(*strategy, net, t.batch, hw.costs, options_);
+    // Polled between and inside the layer searches (a relaxed load and a clock read).
+    nso.stop = [&ctx] { return ctx.stop_due() || ctx.past_deadline(); };
     const auto found = schedule::network_search(net, t.batch, schedule::build_resource(hw),
                                                 *strategy, nso);
     TupleResult r;
@@ -139,6 +143,14 @@ class StrategyRunner final : public TupleRunner {
         static_cast<std::int64_t>(st.constraints_before_pruning - st.constraints_after_pruning);
     for (const auto& p : st.curve.points) {
       r.stats.curve.push_back({p.evaluations, p.seconds, p.best_cost});
+    }
+    if (found.stopped) {
+      // No network schedule exists before the last layer is searched. A signal's tuple is not
+      // recorded (rerun on resume); a time limit's keeps the counters and curve so far.
+      r.status = ctx.stop_due() ? TupleStatus::Interrupted : TupleStatus::Timeout;
+      r.message = "stopped at the tuple time limit after " + std::to_string(st.layer_searches) +
+                  " layer searches, before a complete schedule";
+      return r;
     }
     if (found.tops.empty()) {
       r.status = TupleStatus::NoSolution;
@@ -189,9 +201,9 @@ class StrategyRunner final : public TupleRunner {
       r.segments.push_back(seg);
     }
     if (ctx.past_deadline()) {
-      // The network search cannot be interrupted yet: the limit is checked when it returns.
+      // The limit passed after the search's last check: the schedule is complete.
       r.status = TupleStatus::Timeout;
-      r.message = "search exceeded the tuple time limit (checked after the search)";
+      r.message = "search finished after the tuple time limit";
     }
     return r;
   }
@@ -208,6 +220,7 @@ class StrategyRunner final : public TupleRunner {
         {"hardware.array_bus_width_bits", std::to_string(hw.array_bus_width_bits)},
         {"hardware.dram_bandwidth_bytes_per_cycle", text(hw.dram_bandwidth_bytes_per_cycle)},
         {"hardware.mem_type", hw.mem_type == model::MemoryType::TwoD ? "2D" : "3D"},
+        {"hardware.array_mapping", std::string(model::array_mapping_name(hw.array_mapping))},
         {"hardware.costs.mac_op", text(hw.costs.mac_op)},
         {"hardware.costs.noc_hop", text(hw.costs.noc_hop)},
         {"hardware.costs.idl_unit", text(hw.costs.idl_unit)},

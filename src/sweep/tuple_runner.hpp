@@ -86,8 +86,22 @@ struct RunContext {
   int num_threads = 1;     // OpenMP budget inside a layer search
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   const std::atomic<bool>* stop = nullptr;  // set by SIGTERM/SIGUSR1
+  /// When the stop was requested (steady-clock nanoseconds, written by the signal handler);
+  /// null: the stop is due at once.
+  const std::atomic<std::int64_t>* stop_since_ns = nullptr;
+  /// How long a running search may go on after a stop request, hoping to finish its record
+  /// (Slurm signals 120 s before the kill; the merge needs the rest).
+  std::chrono::duration<double> stop_grace{0};
 
   bool stop_requested() const { return stop != nullptr && stop->load(std::memory_order_relaxed); }
+  /// A stop was requested and its grace period is over: abandon the running search.
+  bool stop_due() const {
+    if (!stop_requested()) return false;
+    if (stop_since_ns == nullptr) return true;
+    const std::chrono::steady_clock::time_point since{
+        std::chrono::nanoseconds(stop_since_ns->load(std::memory_order_relaxed))};
+    return std::chrono::steady_clock::now() - since >= stop_grace;
+  }
   bool past_deadline() const { return std::chrono::steady_clock::now() >= deadline; }
 };
 

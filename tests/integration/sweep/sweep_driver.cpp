@@ -4,14 +4,21 @@
 //                      same search results (timing and provenance ignored), else 1 + the diff
 //   write-foreign F    an HDF5 file that is not a kapla results file
 //   provenance F       key,rank,slurm ids,host per tuple
-//   simulate F         the dispatch queue's efficiency at many ranks from F's tuple times
+//   simulate F         the dispatch queue's efficiency at many ranks from F's tuple times;
+//                      with --group-speedup, also tuples run by rank groups (design only)
+//   layer-profile N H B  strategy B's per-layer-search times on one tuple and the speed-up a
+//                      rank group splitting each layer search's partitions would reach
 // $KAPLA_FAKE_SECONDS_PER_COST sets the fake runner's sleep (default 0.002).
 #include <hdf5.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <mutex>
 
 #include <CLI/CLI.hpp>
 
@@ -19,8 +26,70 @@
 #include "cli/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "fake_runner.hpp"
+#include "io/catalog.hpp"
 #include "io/hdf5_reader.hpp"
+#include "mapping/gen_partition.hpp"
+#include "schedule/network_search.hpp"
+#include "schedule/resource_builder.hpp"
+#include "search/exhaustive.hpp"
 #include "sweep/assign.hpp"
+
+namespace {
+
+using namespace kapla;
+
+// B behind a stopwatch: each layer search's wall time and its partition count.
+class TimedExhaustive final : public search::LayerStrategy {
+ public:
+  struct Call {
+    double seconds = 0;
+    std::size_t partitions = 0;
+  };
+  std::string_view name() const override { return "timed-exhaustive"; }
+  char label() const override { return 'B'; }
+  std::vector<search::LayerSchedule> search(const search::LayerProblem& p,
+                                            const search::SearchContext& ctx) const override {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto out = inner_.search(p, ctx);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto parts =
+        mapping::gen_partition(p.layer, p.batch, p.resource.proc_region.dim, p.options, true);
+    calls.push_back({s, parts.size()});
+    return out;
+  }
+  mutable std::vector<Call> calls;  // the network search calls search() from one thread
+
+ private:
+  search::ExhaustiveStrategy inner_;
+};
+
+// Rank-group model (docs/sweep.md "Rank groups"): a group of g ranks splits each layer
+// search's partitions (perfect balance, at most one rank per partition) and pays `exchange`
+// seconds per layer search for the top-k exchange; the rest of the tuple is serial.
+double group_speedup(const std::vector<TimedExhaustive::Call>& calls, double total, int g,
+                     double exchange) {
+  double searches = 0, grouped = 0;
+  for (const auto& c : calls) {
+    searches += c.seconds;
+    const double ways = static_cast<double>(std::min<std::size_t>(static_cast<std::size_t>(g),
+                                                                  std::max<std::size_t>(c.partitions, 1)));
+    grouped += c.seconds / ways + (g > 1 ? exchange : 0);
+  }
+  return total / (total - searches + grouped);
+}
+
+// "g:S,g:S,..." -> piecewise-linear S(g) in log2(g); S(1) = 1.
+double interpolate_speedup(const std::map<int, double>& table, int g) {
+  if (g <= 1 || table.empty()) return 1;
+  auto hi = table.lower_bound(g);
+  if (hi == table.end()) return std::prev(hi)->second;
+  if (hi->first == g || hi == table.begin()) return hi->second;
+  const auto lo = std::prev(hi);
+  const double x = (std::log2(g) - std::log2(lo->first)) / (std::log2(hi->first) - std::log2(lo->first));
+  return lo->second + x * (hi->second - lo->second);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace kapla;
@@ -77,6 +146,10 @@ int main(int argc, char** argv) {
   sim->add_option("--ranks", sim_ranks, "rank counts")->delimiter(',');
   sim->add_option("--latency", sim_latency, "seconds per dispatch (request round trip)");
   sim->add_option("--replicate", sim_replicate, "treat the tuples as N copies (e.g. seeds)");
+  std::vector<std::string> sim_speedup;
+  sim->add_option("--group-speedup", sim_speedup,
+                  "g:S pairs (layer-profile's line): also simulate rank groups of g ranks, each "
+                  "running a tuple S(g) times faster")->delimiter(',');
   sim->callback([&] {
     std::vector<double> times;
     for (const auto& r : io::merge_results(io::read_results(sim_input)).records) {
@@ -109,6 +182,78 @@ int main(int argc, char** argv) {
       std::printf("%6d %12.3f %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", n, s_lpt.makespan,
                   100 * s_lpt.efficiency, 100 * s_no.efficiency, 100 * s_rr.efficiency, 100 * bound);
     }
+    if (sim_speedup.empty()) return;
+    // Moldable tuples: the ranks form R/g equal groups; the same longest-first queue hands
+    // tuples to groups; a tuple takes t / S(g). Efficiency = total one-rank work / (R x
+    // makespan); the best group size per R is reported.
+    std::map<int, double> table;
+    for (const auto& pair : sim_speedup) {
+      const auto colon = pair.find(':');
+      if (colon == std::string::npos) throw InputError("--group-speedup: expected g:S, got " + pair);
+      table[std::stoi(pair.substr(0, colon))] = std::stod(pair.substr(colon + 1));
+    }
+    std::printf("rank groups (design, simulated):\n%6s %6s %8s %12s %10s\n", "ranks", "group",
+                "S(group)", "makespan_s", "eff");
+    for (int n : sim_ranks) {
+      int best_g = 1;
+      double best_eff = 0, best_makespan = 0;
+      for (int g = 1; g <= n; g *= 2) {
+        const double sp = interpolate_speedup(table, g);
+        std::vector<double> scaled;
+        for (double t : times) scaled.push_back(t / sp);
+        const auto s = sweep::simulate_dynamic_queue(scaled, lpt, n / g, sim_latency);
+        const double eff = total / (n * s.makespan);
+        if (eff > best_eff) best_eff = eff, best_g = g, best_makespan = s.makespan;
+      }
+      std::printf("%6d %6d %8.2f %12.3f %9.1f%%\n", n, best_g, interpolate_speedup(table, best_g),
+                  best_makespan, 100 * best_eff);
+    }
+  });
+  // layer-profile: B's layer-search times on one tuple and the modelled rank-group speed-up.
+  std::string lp_net, lp_hw, lp_preset = "inference";
+  std::int64_t lp_batch = 1;
+  double lp_exchange = 0.001;
+  CLI::App* lp = app.add_subcommand("layer-profile", "B's per-layer-search times and rank-group speed-up");
+  lp->add_option("network", lp_net)->required();
+  lp->add_option("hardware", lp_hw)->required();
+  lp->add_option("batch", lp_batch)->required();
+  lp->add_option("--preset", lp_preset, "option preset (inference, training, default)");
+  lp->add_option("--exchange", lp_exchange, "seconds per layer search for the group's top-k exchange");
+  lp->callback([&] {
+    const io::Catalog catalog(KAPLA_DATA_DIR);
+    const auto net = catalog.load_network(lp_net);
+    const auto hw = catalog.load_hardware(lp_hw);
+    schedule::NetworkSearchOptions nso;
+    nso.options = lp_preset == "default" ? model::SearchOptions{} : model::kapla_option_preset(lp_preset);
+    nso.costs = hw.costs;
+    TimedExhaustive b;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto res = schedule::network_search(net, lp_batch, schedule::build_resource(hw), b, nso);
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto calls = b.calls;
+    double searches = 0;
+    for (const auto& c : calls) searches += c.seconds;
+    std::sort(calls.begin(), calls.end(), [](const auto& x, const auto& y) { return x.seconds < y.seconds; });
+    auto q = [&](double f) { return calls.empty() ? 0 : calls[static_cast<std::size_t>(f * (calls.size() - 1))].seconds; };
+    std::printf("%s %s b%lld: total %.3f s, %zu layer searches = %.3f s (%.1f%%), evaluated %lld\n",
+                lp_net.c_str(), lp_hw.c_str(), static_cast<long long>(lp_batch), total,
+                calls.size(), searches, 100 * searches / total,
+                static_cast<long long>(res.stats.schemes_evaluated));
+    std::printf("layer search seconds: median %.4f, p90 %.4f, max %.4f\n", q(0.5), q(0.9), q(1.0));
+    std::size_t pmin = calls.empty() ? 0 : calls.front().partitions, pmax = 0;
+    double top10 = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      pmin = std::min(pmin, calls[i].partitions);
+      pmax = std::max(pmax, calls[i].partitions);
+      if (i + 10 >= calls.size()) top10 += calls[i].seconds;
+    }
+    std::printf("partitions per layer search: %zu..%zu; the 10 longest searches: %.1f%% of the total\n",
+                pmin, pmax, 100 * top10 / total);
+    std::printf("group-speedup ");
+    for (int g = 2; g <= 1024; g *= 2) {
+      std::printf("%s%d:%.2f", g == 2 ? "" : ",", g, group_speedup(b.calls, total, g, lp_exchange));
+    }
+    std::printf("\n");
   });
   std::string foreign;
   CLI::App* wf = app.add_subcommand("write-foreign", "Write an HDF5 file that kapla did not write");

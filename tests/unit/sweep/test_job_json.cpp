@@ -103,6 +103,25 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
   }
 }
 
+TEST(job_json, kapla_params_select_inter_layer_options_and_variant) {
+  std::string text = kValid;
+  const std::string from = "\"exhaustive\",";
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(),
+               R"({"name": "kapla", "params": {"segment_selection": true, "segment_margin": 0,
+                   "constraint_frontier": true, "refinement": "paper"}},)");
+  const auto k = parse_job_text(text, "jobs/k.json").strategies[0].options.kapla;
+  EXPECT_TRUE(k.segment_selection);
+  EXPECT_EQ(k.segment_margin, 0.0);
+  EXPECT_TRUE(k.constraint_frontier);
+  EXPECT_EQ(k.refinement, search::directive::Refinement::paper());
+  EXPECT_NE(k.refinement, search::directive::Refinement{});
+
+  text.replace(text.find("\"paper\""), 7, "\"fast\"");
+  EXPECT_THAT(error_of(text), HasSubstr("jobs/x.json: strategies[0].params.refinement: must be"));
+}
+
 TEST(job_json, missing_file_is_an_input_error) {
   EXPECT_THROW(load_job_file("/nonexistent/job.json"), InputError);
 }

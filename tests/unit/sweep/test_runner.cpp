@@ -142,6 +142,27 @@ TEST(run_sweep, time_limit_records_timeout) {
   }
 }
 
+TEST(run_context, a_stop_is_due_only_after_its_grace_period) {
+  std::atomic<bool> stop{false};
+  std::atomic<std::int64_t> since_ns{0};
+  RunContext ctx;
+  ctx.stop = &stop;
+  ctx.stop_since_ns = &since_ns;
+  ctx.stop_grace = std::chrono::hours(1);
+  EXPECT_FALSE(ctx.stop_due());  // no signal yet
+  since_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+                 .count();
+  stop = true;
+  EXPECT_TRUE(ctx.stop_requested());
+  EXPECT_FALSE(ctx.stop_due());  // within the hour: the running tuple may finish
+  ctx.stop_grace = std::chrono::seconds(0);
+  EXPECT_TRUE(ctx.stop_due());
+  ctx.stop_grace = std::chrono::hours(1);
+  ctx.stop_since_ns = nullptr;  // a stop without a time (tests, other callers) is due at once
+  EXPECT_TRUE(ctx.stop_due());
+}
+
 TEST(run_sweep, threads_do_not_change_results) {
   const auto spec = spec_of({"a", "b"});
   testing::FakeRunner fake;

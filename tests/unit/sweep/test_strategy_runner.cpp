@@ -4,6 +4,8 @@
 // to B's counts with pruning off).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -137,7 +139,13 @@ TEST(sweep_strategy_runner, curves_and_counts_for_sampling_strategies) {
   }
   const auto b = run(*r, tuple("mlp_s", "edge", 1, "exhaustive", 1));
   EXPECT_TRUE(b.stats.curve.empty());
-  EXPECT_EQ(b.stats.evaluated, -1);  // B does not count its evaluations
+  EXPECT_GT(b.stats.evaluated, 0);  // B counts its loop-blocking evaluations
+  EXPECT_GE(resolved_int(b, "stats.schemes_valid"), 1);
+  EXPECT_LE(resolved_int(b, "stats.schemes_valid"), b.stats.evaluated);
+  const auto s = run(*r, tuple("mlp_s", "edge", 1, "directive-exhaustive", 1));
+  EXPECT_GT(s.stats.evaluated, 0);
+  EXPECT_GE(resolved_int(s, "stats.schemes_valid"), 1);
+  EXPECT_LE(resolved_int(s, "stats.schemes_valid"), s.stats.evaluated);
   const auto k = run(*r, tuple("mlp_s", "edge", 1, "kapla", 1));
   EXPECT_TRUE(k.stats.curve.empty());
   EXPECT_GT(k.stats.evaluated, 0);
@@ -178,6 +186,32 @@ TEST(sweep_strategy_runner, kapla_pruning_counts) {
             << resolved_int(k, "stats.segments_after_pruning") << ", constraints " << before
             << " -> " << after << "; layer searches K " << resolved_int(k, "stats.layer_searches")
             << " (off: " << resolved_int(k_off, "stats.layer_searches") << ")\n";
+}
+
+// A tuple time limit interrupts the network search: with the deadline already past, the search
+// stops before its first layer search and the tuple is a timeout with no schedule; a stop signal
+// makes it Interrupted (not recorded, rerun on resume). Counted, not timed.
+TEST(sweep_strategy_runner, time_limit_and_signal_stop_the_search) {
+  const auto r = runner(inference_options());
+  for (const char* s : {"exhaustive", "directive-exhaustive", "random", "kapla"}) {
+    const auto t = tuple("mlp_m", "cloud4x4", 16, s, 1);
+    r->check(t);
+    RunContext ctx;
+    ctx.seed = tuple_seed(t);
+    ctx.deadline = std::chrono::steady_clock::now();
+    const auto timed_out = r->run(t, ctx);
+    EXPECT_EQ(timed_out.status, TupleStatus::Timeout) << s;
+    EXPECT_NE(timed_out.message.find("time limit"), std::string::npos) << timed_out.message;
+    EXPECT_EQ(resolved_int(timed_out, "stats.layer_searches"), 0) << s;
+    EXPECT_TRUE(timed_out.layers.empty());
+    EXPECT_EQ(timed_out.total_cost, 0);
+
+    std::atomic<bool> stop{true};
+    RunContext signalled;
+    signalled.seed = ctx.seed;
+    signalled.stop = &stop;
+    EXPECT_EQ(r->run(t, signalled).status, TupleStatus::Interrupted) << s;
+  }
 }
 
 }  // namespace

@@ -12,6 +12,17 @@ search::LayerConstraint layer_constraint(const SegmentLayerConstraint& lc) {
   return {lc.topbat, lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm, lc.fbifm, lc.fbofm};
 }
 
+// Layer (sp, tm) of a segment on its allocated resource, without constraint, costs or options.
+search::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::size_t sp,
+                                           std::size_t tm, const model::Network& net,
+                                           std::int64_t batch) {
+  search::LayerProblem p;
+  p.layer = net.layer(seg.layers()[sp][tm]);
+  p.batch = batch;
+  p.resource = seg.allocation()[sp][tm];
+  return p;
+}
+
 }  // namespace
 
 SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
@@ -21,10 +32,7 @@ SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
   f.constraint = [&strategy, &net, batch](const PipelineSegment& seg, const SegmentConstraint& c) {
     for (std::size_t sp = 0; sp < seg.size(); ++sp) {
       for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-        search::LayerProblem p;
-        p.layer = net.layer(seg.layers()[sp][tm]);
-        p.batch = batch;
-        p.resource = seg.allocation()[sp][tm];
+        search::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
         p.constraint = layer_constraint(c.layers[sp][tm]);
         if (!strategy.constraint_may_fit(p)) return false;
       }
@@ -43,10 +51,7 @@ search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const mod
   c.last = pos[seg.last_layer()];
   for (std::size_t sp = 0; sp < seg.size(); ++sp) {
     for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-      search::LayerProblem p;
-      p.layer = net.layer(seg.layers()[sp][tm]);
-      p.batch = batch;
-      p.resource = seg.allocation()[sp][tm];
+      search::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
       p.costs = costs;
       p.options = options;
       c.layers.push_back(std::move(p));

@@ -41,6 +41,8 @@ struct Candidate {
   PerLoopDim<std::int64_t> t_bs{};
   LoopList loops_bs;
   LoopList loops_bot;
+  /// Per category, the rotation geometry of subgrp (computed once per subgroup candidate).
+  PerDataCategory<mapping::BufShrScheme::RotationPath> paths{};
 };
 
 struct FetchStats {
@@ -112,7 +114,8 @@ FetchStats calc_fetch(const Context& c, const Candidate& cand) {
     s.rot_unit[d] = units;
     const double width = 1. * static_cast<double>(sg) / static_cast<double>(units);
     s.width[d] = width;
-    const double wf_once = c.bufshr.nhops_wide_fetch_once(d, sg, width);
+    const auto& path = cand.paths[d];
+    const double wf_once = c.bufshr.nhops_wide_fetch_once(path, width);
     double comb;
     if (rw) {
       comb = static_cast<double>(buf_fetch > 2 * rot - 1 ? 2 * rot : 2 * rot - 1);
@@ -122,7 +125,7 @@ FetchStats calc_fetch(const Context& c, const Candidate& cand) {
     comb *= 1. * static_cast<double>(units - 1) / static_cast<double>(units);
     s.wide_fetch[d] = wf_once * (static_cast<double>(buf_fetch) - comb);
     s.rot_fetch[d] =
-        c.bufshr.nhops_rotate_all(d, sg, static_cast<double>(units)) * static_cast<double>(rot);
+        c.bufshr.nhops_rotate_all(path, static_cast<double>(units)) * static_cast<double>(rot);
   }
   return s;
 }
@@ -295,6 +298,7 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
   for (int ci = 0; ci < ncand; ++ci) {
     Candidate cand;
     cand.subgrp = cands[static_cast<std::size_t>(ci)];
+    for (auto d : all_values<DataCategory>()) cand.paths[d] = bufshr.rotation_path(d, cand.subgrp[d]);
     const auto TI = t_tot[LoopDim::Ifm], TO = t_tot[LoopDim::Ofm], TB = t_tot[LoopDim::Bat];
     for (std::int64_t ai = 1; ai <= TI; ++ai) {
       if (TI % ai) continue;

@@ -80,8 +80,8 @@ BufShrScheme::BufShrScheme(const PerDataCategory<PhyDim2>& dims_,
   }
 }
 
-double BufShrScheme::nhops_rotate_all(DataCategory d, std::int64_t subgrp_size,
-                                      double rotation_unit_cnt) const {
+BufShrScheme::RotationPath BufShrScheme::rotation_path(DataCategory d,
+                                                       std::int64_t subgrp_size) const {
   const SubGroup sg = subgroup_dims(*this, d, subgrp_size);
   const std::int64_t d_pr = get(sg.t, sg.i_pr);
   const std::int64_t d_npr = get(sg.t, 1 - sg.i_pr);
@@ -94,20 +94,23 @@ double BufShrScheme::nhops_rotate_all(DataCategory d, std::int64_t subgrp_size,
   // 2. The (M-1)-th node loops back to node 0 (uses M, not M').
   const double nhops_lpbk =
       scaled_hops(snake_coordinate(subgrp_size - 1, sg.t, sg.i_pr), nbr_dists[d]);
-  const double m = static_cast<double>(subgrp_size);
-  const double skipped = std::max(1.0, 1.0 * m / rotation_unit_cnt);
-  // Evaluation order as the reference: all steps; normalise; all subgroups.
-  return (nhops_nbr + nhops_lpbk) * (m - skipped) * (1. / m) *
-         static_cast<double>(size(d) / subgrp_size);
+  return RotationPath{d, subgrp_size, nhops_nbr + nhops_lpbk};
 }
 
-double BufShrScheme::nhops_wide_fetch_once(DataCategory d, std::int64_t subgrp_size,
-                                           double fetch_width) const {
+double BufShrScheme::nhops_rotate_all(const RotationPath& path, double rotation_unit_cnt) const {
+  const double m = static_cast<double>(path.subgrp_size);
+  const double skipped = std::max(1.0, 1.0 * m / rotation_unit_cnt);
+  // Evaluation order as the reference: all steps; normalise; all subgroups.
+  return path.round_hops * (m - skipped) * (1. / m) *
+         static_cast<double>(size(path.d) / path.subgrp_size);
+}
+
+double BufShrScheme::nhops_wide_fetch_once(const RotationPath& path, double fetch_width) const {
   if (fetch_width <= 1) return 0.0;
-  KAPLA_ASSERT(fetch_width <= static_cast<double>(subgrp_size),
+  KAPLA_ASSERT(fetch_width <= static_cast<double>(path.subgrp_size),
                "BufShrScheme: fetch width larger than subgroup size");
-  const double per_step =
-      nhops_rotate_all(d, subgrp_size) / static_cast<double>(subgrp_size - 1);
+  const double per_step = nhops_rotate_all(path, static_cast<double>(path.subgrp_size)) /
+                          static_cast<double>(path.subgrp_size - 1);
   const double cw = std::ceil(fetch_width - 1e-6);
   // 0 + 1 + ... + (cw-1), minus the partial last step.
   const double total_steps = (cw - 1) * cw / 2 - (cw - 1) * (cw - fetch_width);
@@ -124,6 +127,7 @@ BufShrScheme make_bufshr_scheme(const NodeRegion& region, const PartitionScheme&
   PerLoopDim<Dist2> lpe_nbr;
 
   // BAT ~ OFMP and BATP (spec §8.9.1).
+  const PerParallelDim<Dist2> nbr_dist = part_neighbor_dists(part, region);
   std::size_t idx_ofmp = 0, idx_batp = 0;
   for (std::size_t i = 0; i < part.order.size(); ++i) {
     if (part.order[i] == ParallelDim::Ofmp) idx_ofmp = i;
@@ -133,28 +137,28 @@ BufShrScheme make_bufshr_scheme(const NodeRegion& region, const PartitionScheme&
   const PhyDim2 dim_batp = part.pdims[ParallelDim::Batp];
   if (dim_ofmp.size() == 1) {
     lpe_dims[LoopDim::Bat] = dim_batp;
-    lpe_nbr[LoopDim::Bat] = part_neighbor_dist(part, region, ParallelDim::Batp);
+    lpe_nbr[LoopDim::Bat] = nbr_dist[ParallelDim::Batp];
   } else if (dim_batp.size() == 1) {
     lpe_dims[LoopDim::Bat] = dim_ofmp;
-    lpe_nbr[LoopDim::Bat] = part_neighbor_dist(part, region, ParallelDim::Ofmp);
+    lpe_nbr[LoopDim::Bat] = nbr_dist[ParallelDim::Ofmp];
   } else if (idx_ofmp + 1 == idx_batp || idx_batp + 1 == idx_ofmp) {
     // Adjacent levels: use both; the neighbour distance is the smaller one.
     lpe_dims[LoopDim::Bat] = dim_batp * dim_ofmp;
-    const Dist2 a = part_neighbor_dist(part, region, ParallelDim::Ofmp);
-    const Dist2 b = part_neighbor_dist(part, region, ParallelDim::Batp);
+    const Dist2 a = nbr_dist[ParallelDim::Ofmp];
+    const Dist2 b = nbr_dist[ParallelDim::Batp];
     lpe_nbr[LoopDim::Bat] = Dist2{std::min(a.h, b.h), std::min(a.w, b.w)};
   } else if (idx_ofmp > idx_batp) {
     // Not adjacent: the bottom one.
     lpe_dims[LoopDim::Bat] = dim_ofmp;
-    lpe_nbr[LoopDim::Bat] = part_neighbor_dist(part, region, ParallelDim::Ofmp);
+    lpe_nbr[LoopDim::Bat] = nbr_dist[ParallelDim::Ofmp];
   } else {
     lpe_dims[LoopDim::Bat] = dim_batp;
-    lpe_nbr[LoopDim::Bat] = part_neighbor_dist(part, region, ParallelDim::Batp);
+    lpe_nbr[LoopDim::Bat] = nbr_dist[ParallelDim::Batp];
   }
   lpe_dims[LoopDim::Ofm] = part.pdims[ParallelDim::Outp];
-  lpe_nbr[LoopDim::Ofm] = part_neighbor_dist(part, region, ParallelDim::Outp);
+  lpe_nbr[LoopDim::Ofm] = nbr_dist[ParallelDim::Outp];
   lpe_dims[LoopDim::Ifm] = part.pdims[ParallelDim::Inpp];
-  lpe_nbr[LoopDim::Ifm] = part_neighbor_dist(part, region, ParallelDim::Inpp);
+  lpe_nbr[LoopDim::Ifm] = nbr_dist[ParallelDim::Inpp];
 
   PerDataCategory<PhyDim2> dims;
   PerDataCategory<Dist2> nbr;

@@ -33,11 +33,27 @@ struct BufShrScheme {
   /// Size of the node group sharing `d`.
   std::int64_t size(DataCategory d) const { return dims[d].size(); }
 
+  /// What the hop queries below compute from (d, M) alone, before they look at the rotation
+  /// unit count or the fetch width. Buffer sharing prices hundreds of loop orders of one
+  /// scheme with a handful of (d, M) pairs, so it computes these once per pair.
+  struct RotationPath {
+    DataCategory d = DataCategory::Fil;
+    std::int64_t subgrp_size = 1;  // M
+    double round_hops = 0;         // neighbour chain + loop-back hops of one sub-group
+  };
+  RotationPath rotation_path(DataCategory d, std::int64_t subgrp_size) const;
+  /// nhops_rotate_all(path.d, path.subgrp_size, rotation_unit_cnt), bit for bit.
+  double nhops_rotate_all(const RotationPath& path, double rotation_unit_cnt) const;
+  /// nhops_wide_fetch_once(path.d, path.subgrp_size, fetch_width), bit for bit.
+  double nhops_wide_fetch_once(const RotationPath& path, double fetch_width) const;
+
   /// Hops of one whole rotation round of `d` among sub-groups of `subgrp_size` (M) nodes,
   /// with `rotation_unit_cnt` (U) rotation units, relative to the unique data size
   /// (§8.9.2). Throws InternalError if no multiple of M up to size(d) divides size(d).
   double nhops_rotate_all(DataCategory d, std::int64_t subgrp_size,
-                          double rotation_unit_cnt) const;
+                          double rotation_unit_cnt) const {
+    return nhops_rotate_all(rotation_path(d, subgrp_size), rotation_unit_cnt);
+  }
   /// Same with U = M.
   double nhops_rotate_all(DataCategory d, std::int64_t subgrp_size) const {
     return nhops_rotate_all(d, subgrp_size, static_cast<double>(subgrp_size));
@@ -45,7 +61,10 @@ struct BufShrScheme {
   /// Hops of one wide fetch of width W (fraction of the sub-group's data a node reads),
   /// relative to the unique data size (§8.9.2). 0 if W <= 1; InternalError if W > M.
   double nhops_wide_fetch_once(DataCategory d, std::int64_t subgrp_size,
-                               double fetch_width) const;
+                               double fetch_width) const {
+    if (fetch_width <= 1) return 0.0;
+    return nhops_wide_fetch_once(rotation_path(d, subgrp_size), fetch_width);
+  }
 
   friend bool operator==(const BufShrScheme&, const BufShrScheme&) = default;
 };

@@ -44,53 +44,64 @@ DataLayout concat(const std::vector<DataLayout>& layouts) {
 }
 
 std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests) {
-  // Distinct destinations not already connected.
-  std::vector<PhyDim2> todo;
-  todo.reserve(dests.size());
-  for (const PhyDim2& d : dests) {
-    if (std::find(todo.begin(), todo.end(), d) == todo.end() &&
-        std::find(sources.begin(), sources.end(), d) == sources.end())
-      todo.push_back(d);
-  }
-  // Prim: best[i] = distance of todo[i] to the connected set.
+  // Distinct destinations not already connected. The weight of a minimum spanning forest is
+  // unique, so neither their order nor Prim's tie-breaks change the result.
+  std::vector<PhyDim2> todo(dests);
+  std::sort(todo.begin(), todo.end());
+  todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
+  todo.erase(std::remove_if(todo.begin(), todo.end(),
+                            [&](const PhyDim2& d) {
+                              return std::find(sources.begin(), sources.end(), d) != sources.end();
+                            }),
+             todo.end());
+  // Prim: best[i] = distance of todo[i] to the connected set; the first m entries are not
+  // connected yet (a picked node is swapped behind them).
   constexpr std::int64_t kBig = std::numeric_limits<std::int64_t>::max();
   std::vector<std::int64_t> best(todo.size(), kBig);
   for (std::size_t i = 0; i < todo.size(); ++i)
     for (const PhyDim2& s : sources) best[i] = std::min(best[i], todo[i].hop_dist(s));
   std::int64_t total = 0;
-  std::vector<bool> done(todo.size(), false);
-  for (std::size_t k = 0; k < todo.size(); ++k) {
-    std::size_t pick = todo.size();
-    for (std::size_t i = 0; i < todo.size(); ++i)
-      if (!done[i] && (pick == todo.size() || best[i] < best[pick])) pick = i;
+  for (std::size_t m = todo.size(); m > 0; --m) {
+    std::size_t pick = 0;
+    for (std::size_t i = 1; i < m; ++i)
+      if (best[i] < best[pick]) pick = i;
     KAPLA_ASSERT(best[pick] != kBig, "mst_weight: no source");
-    done[pick] = true;
     total += best[pick];
-    for (std::size_t i = 0; i < todo.size(); ++i)
-      if (!done[i]) best[i] = std::min(best[i], todo[i].hop_dist(todo[pick]));
+    std::swap(todo[pick], todo[m - 1]);
+    std::swap(best[pick], best[m - 1]);
+    const PhyDim2 joined = todo[m - 1];
+    for (std::size_t i = 0; i + 1 < m; ++i) best[i] = std::min(best[i], todo[i].hop_dist(joined));
   }
   return total;
 }
 
-std::int64_t nhops_to(const DataLayout& layout, const FmapRange& frng,
-                      const std::vector<PhyDim2>& dests, bool forwarding) {
-  std::vector<std::int64_t> per_dest(dests.size(), 0);
+LayoutPieces layout_pieces(const DataLayout& layout) {
+  LayoutPieces out;
+  if (!layout.frngs.empty()) out.complete = complete_fmap_range(layout);
   for (std::size_t k = 0; k < layout.frngs.size(); ++k) {
-    if (overlap_size(frng, layout.frngs[k]) == 0) continue;
     const PartitionScheme& part = layout.parts[k];
-    const NodeRegion& region = layout.regions[k];
     for (const PartIndex& pidx : gen_pidx(part)) {
-      const std::int64_t size = overlap_size(frng, fmap_range(part, layout.frngs[k], pidx));
-      if (size == 0) continue;
-      const PhyDim2 src = coordinate(part, region, pidx);
-      for (std::size_t i = 0; i < dests.size(); ++i) per_dest[i] += size * dests[i].hop_dist(src);
+      out.pieces.push_back({fmap_range(part, layout.frngs[k], pidx),
+                            coordinate(part, layout.regions[k], pidx)});
     }
   }
-  if (!forwarding) {
-    std::int64_t s = 0;
-    for (auto v : per_dest) s += v;
-    return s;
+  return out;
+}
+
+std::vector<std::int64_t> nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
+                                         const std::vector<PhyDim2>& dests) {
+  std::vector<std::int64_t> per_dest(dests.size(), 0);
+  for (const auto& piece : layout.pieces) {
+    const std::int64_t size = overlap_size(frng, piece.frng);
+    if (size == 0) continue;
+    for (std::size_t i = 0; i < dests.size(); ++i) per_dest[i] += size * dests[i].hop_dist(piece.node);
   }
+  return per_dest;
+}
+
+std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
+                             const std::vector<PhyDim2>& dests,
+                             const std::vector<std::int64_t>& per_dest) {
   KAPLA_ASSERT(!dests.empty(), "nhops_to: forwarding needs a destination");
   // The first fetcher: fewest hops, then the smaller coordinate.
   std::size_t first = 0;
@@ -99,8 +110,22 @@ std::int64_t nhops_to(const DataLayout& layout, const FmapRange& frng,
         (per_dest[i] == per_dest[first] && dests[i] < dests[first]))
       first = i;
   }
-  const std::int64_t total_size = overlap_size(complete_fmap_range(layout), frng);
+  const std::int64_t total_size = overlap_size(layout.complete, frng);
   return per_dest[first] + total_size * mst_weight({dests[first]}, dests);
+}
+
+std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,
+                      const std::vector<PhyDim2>& dests, bool forwarding) {
+  const std::vector<std::int64_t> per_dest = nhops_per_dest(layout, frng, dests);
+  if (forwarding) return nhops_forwarded(layout, frng, dests, per_dest);
+  std::int64_t s = 0;
+  for (auto v : per_dest) s += v;
+  return s;
+}
+
+std::int64_t nhops_to(const DataLayout& layout, const FmapRange& frng,
+                      const std::vector<PhyDim2>& dests, bool forwarding) {
+  return nhops_to(layout_pieces(layout), frng, dests, forwarding);
 }
 
 DataLayout ofmap_layout(const model::Layer& layer, std::int64_t batch,

@@ -32,6 +32,30 @@ DataLayout concat(const std::vector<DataLayout>& layouts);
 std::int64_t nhops_to(const DataLayout& layout, const FmapRange& frng,
                       const std::vector<PhyDim2>& dests, bool forwarding = false);
 
+/// A layout flattened into its stored pieces (each node's fmap range and coordinate), so that
+/// the many hop queries of one partition (one per data group) enumerate the layout once.
+struct LayoutPieces {
+  struct Piece {
+    FmapRange frng;
+    PhyDim2 node;
+  };
+  std::vector<Piece> pieces;
+  FmapRange complete;  // complete_fmap_range(layout); empty range for an empty layout
+};
+LayoutPieces layout_pieces(const DataLayout& layout);
+
+/// Per destination, Σ overlap * distance from each stored piece (nhops_to without forwarding,
+/// destination by destination).
+std::vector<std::int64_t> nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
+                                         const std::vector<PhyDim2>& dests);
+/// nhops_to with forwarding, from the per-destination hops nhops_per_dest returned.
+std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
+                             const std::vector<PhyDim2>& dests,
+                             const std::vector<std::int64_t>& per_dest);
+/// nhops_to on a flattened layout.
+std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,
+                      const std::vector<PhyDim2>& dests, bool forwarding = false);
+
 /// Weight of the Manhattan-metric minimum spanning forest that connects every `dests` node to
 /// the pre-connected `sources` (Prim from the sources; duplicates collapse).
 std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests);

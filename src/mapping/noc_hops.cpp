@@ -62,26 +62,28 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
     }
   }
 
-  for (const auto& [frng, coords] : ifm_groups) nh_ifm += nhops_to(ifmap_layout, frng, coords, fwd);
+  const LayoutPieces ifm_pieces = layout_pieces(ifmap_layout);
+  for (const auto& [frng, coords] : ifm_groups) nh_ifm += nhops_to(ifm_pieces, frng, coords, fwd);
 
   // Stored locally exactly as produced: no transfer (§11.22).
   const bool local = ofmap_layout.parts.size() == 1 && ofmap_layout.parts[0] == part &&
                      ofmap_layout.regions.size() == 1 && ofmap_layout.regions[0] == proc_region;
   if (!local) {
+    const LayoutPieces ofm_pieces = layout_pieces(ofmap_layout);
     for (const auto& [frng, coords] : ofm_groups) {
       if (fwd) {
         // Read by the closest node; accumulation follows the reversed forwarding tree; the
         // memory path is in both, and accumulation is one way.
-        std::int64_t read = std::numeric_limits<std::int64_t>::max();
-        for (const PhyDim2& c : coords) read = std::min(read, nhops_to(ofmap_layout, frng, {c}));
-        const std::int64_t accum = nhops_to(ofmap_layout, frng, coords, true);
+        const std::vector<std::int64_t> per_dest = nhops_per_dest(ofm_pieces, frng, coords);
+        const std::int64_t read = *std::min_element(per_dest.begin(), per_dest.end());
+        const std::int64_t accum = nhops_forwarded(ofm_pieces, frng, coords, per_dest);
         nh_ofm += ceil_div(read + accum, 2);
       } else {
         // The middle node fetches; INPP peers send partial sums to it one way (§11.8).
         const std::size_t mid = coords.size() / 2;
         for (std::size_t i = 0; i < coords.size(); ++i) {
           if (i == mid)
-            nh_ofm += nhops_to(ofmap_layout, frng, {coords[mid]});
+            nh_ofm += nhops_to(ofm_pieces, frng, {coords[mid]});
           else
             nh_ofm += ceil_div(frng.size() * coords[i].hop_dist(coords[mid]), 2);
         }

@@ -90,26 +90,44 @@ PartitionScheme projection(const PartitionScheme& part, const NodeRegion& region
 }
 
 Dist2 part_neighbor_dist(const PartitionScheme& part, const NodeRegion& region, ParallelDim pae) {
-  std::int64_t hsum = 0, hcnt = 0, wsum = 0, wcnt = 0;
-  for (const PartIndex& pidx : gen_pidx(part)) {
-    const PhyDim2 c = coordinate(part, region, pidx);
-    if (pidx[pae].h > 0) {
-      PartIndex p = pidx;
-      p[pae].h -= 1;
-      hsum += c.hop_dist(coordinate(part, region, p));
-      ++hcnt;
-    }
-    if (pidx[pae].w > 0) {
-      PartIndex p = pidx;
-      p[pae].w -= 1;
-      wsum += c.hop_dist(coordinate(part, region, p));
-      ++wcnt;
-    }
+  return part_neighbor_dists(part, region)[pae];
+}
+
+PerParallelDim<Dist2> part_neighbor_dists(const PartitionScheme& part, const NodeRegion& region) {
+  // gen_pidx enumerates indices in mixed radix (OUTP.h outermost ... INPP.w innermost), so the
+  // neighbour one step back along (pae, h|w) sits a fixed stride earlier in that sequence.
+  const std::vector<PartIndex> pidxs = gen_pidx(part);
+  std::vector<PhyDim2> coords;
+  coords.reserve(pidxs.size());
+  for (const PartIndex& pidx : pidxs) coords.push_back(coordinate(part, region, pidx));
+  PerParallelDim<PhyDim2> stride;
+  std::int64_t s = 1;
+  for (ParallelDim pae :
+       {ParallelDim::Inpp, ParallelDim::Batp, ParallelDim::Ofmp, ParallelDim::Outp}) {
+    stride[pae].w = s;
+    s *= part.pdims[pae].w;
+    stride[pae].h = s;
+    s *= part.pdims[pae].h;
   }
+  PerParallelDim<Dist2> out;
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  // One division of exact integer sums: the reference's 1. * sum / len.
-  return Dist2{hcnt ? static_cast<double>(hsum) / static_cast<double>(hcnt) : kInf,
-               wcnt ? static_cast<double>(wsum) / static_cast<double>(wcnt) : kInf};
+  for (ParallelDim pae : all_values<ParallelDim>()) {
+    std::int64_t hsum = 0, hcnt = 0, wsum = 0, wcnt = 0;
+    for (std::size_t i = 0; i < pidxs.size(); ++i) {
+      if (pidxs[i][pae].h > 0) {
+        hsum += coords[i].hop_dist(coords[i - static_cast<std::size_t>(stride[pae].h)]);
+        ++hcnt;
+      }
+      if (pidxs[i][pae].w > 0) {
+        wsum += coords[i].hop_dist(coords[i - static_cast<std::size_t>(stride[pae].w)]);
+        ++wcnt;
+      }
+    }
+    // One division of exact integer sums: the reference's 1. * sum / len.
+    out[pae] = Dist2{hcnt ? static_cast<double>(hsum) / static_cast<double>(hcnt) : kInf,
+                     wcnt ? static_cast<double>(wsum) / static_cast<double>(wcnt) : kInf};
+  }
+  return out;
 }
 
 }  // namespace kapla::mapping

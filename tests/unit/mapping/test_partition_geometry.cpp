@@ -156,6 +156,90 @@ TEST(PartitionGeometry, NeighborDistance) {
   EXPECT_EQ(part_neighbor_dist(p, region, ParallelDim::Inpp), (Dist2{inf, inf}));
 }
 
+// The one-pass part_neighbor_dists against a direct search: for every node, find its
+// neighbour one step back along (pae, h|w) by index and average the hops.
+TEST(PartitionGeometry, NeighborDistancesMatchADirectSearchOnFoldedRegions) {
+  const auto chip = NodeRegion::rectangle({8, 8}, {0, 0}, RegionType::Proc);
+  const auto stripes = chip.allocate({28, 22, 14});
+  ASSERT_EQ(stripes.size(), 3u);
+  const auto dram = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
+  int checked = 0;
+  for (const NodeRegion& region : {stripes[0], stripes[1], chip, dram}) {
+    for (const auto& part : gen_partition(model::make_conv(64, 64, {28, 28}, {3, 3}), 8,
+                                          region.dim, hybrid_opts(), false)) {
+      const auto all = part_neighbor_dists(part, region);
+      const auto pidxs = gen_pidx(part);
+      for (ParallelDim pae : all_values<ParallelDim>()) {
+        std::int64_t sum[2] = {0, 0}, cnt[2] = {0, 0};
+        for (const PartIndex& a : pidxs) {
+          for (int dim = 0; dim < 2; ++dim) {
+            PartIndex b = a;
+            std::int64_t& k = dim == 0 ? b[pae].h : b[pae].w;
+            if (k == 0) continue;
+            --k;
+            sum[dim] += coordinate(part, region, a).hop_dist(coordinate(part, region, b));
+            ++cnt[dim];
+          }
+        }
+        constexpr double inf = std::numeric_limits<double>::infinity();
+        const Dist2 want{cnt[0] ? static_cast<double>(sum[0]) / static_cast<double>(cnt[0]) : inf,
+                         cnt[1] ? static_cast<double>(sum[1]) / static_cast<double>(cnt[1]) : inf};
+        EXPECT_EQ(all[pae], want);
+        EXPECT_EQ(part_neighbor_dist(part, region, pae), want);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+// mst_weight (Prim from pre-connected sources) against Kruskal with the sources merged into
+// one component, on random node sets with duplicates.
+TEST(DataLayout, MstWeightMatchesKruskal) {
+  std::uint64_t state = 12345;
+  auto next = [&](std::int64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(n));
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<PhyDim2> sources, dests;
+    for (std::int64_t i = 0, n = 1 + next(3); i < n; ++i) sources.push_back({next(8), next(8)});
+    for (std::int64_t i = 0, n = next(40); i < n; ++i) dests.push_back({next(8), next(8)});
+    // Kruskal: node 0 is every source at once; then the distinct other destinations.
+    std::vector<PhyDim2> nodes;
+    for (const auto& d : dests)
+      if (std::find(sources.begin(), sources.end(), d) == sources.end() &&
+          std::find(nodes.begin(), nodes.end(), d) == nodes.end())
+        nodes.push_back(d);
+    struct Edge {
+      std::int64_t w;
+      std::size_t a, b;
+    };
+    std::vector<Edge> edges;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      std::int64_t to_src = std::numeric_limits<std::int64_t>::max();
+      for (const auto& s : sources) to_src = std::min(to_src, nodes[i].hop_dist(s));
+      edges.push_back({to_src, 0, i + 1});
+      for (std::size_t j = 0; j < i; ++j) edges.push_back({nodes[i].hop_dist(nodes[j]), j + 1, i + 1});
+    }
+    std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.w < y.w; });
+    std::vector<std::size_t> root(nodes.size() + 1);
+    for (std::size_t i = 0; i < root.size(); ++i) root[i] = i;
+    auto find = [&](std::size_t x) {
+      while (root[x] != x) x = root[x] = root[root[x]];
+      return x;
+    };
+    std::int64_t want = 0;
+    for (const auto& e : edges) {
+      const std::size_t ra = find(e.a), rb = find(e.b);
+      if (ra == rb) continue;
+      root[ra] = rb;
+      want += e.w;
+    }
+    EXPECT_EQ(mst_weight(sources, dests), want) << "trial " << trial;
+  }
+}
+
 TEST(PartLayer, CeilSplitsAndOccupancy) {
   // §8.3: ceil splits; occupancy = total ops / (per-node ops * nodes).
   const auto conv = model::make_conv(3, 48, {55, 55}, {11, 11}, {4, 4});

@@ -125,8 +125,11 @@ TEST(SegmentSelection, KeepsEverySingleLayerSegmentAndIsDeterministic) {
   const auto o = model::kapla_option_preset("inference");
   const auto s = segments_of("alex_net", o);
   const auto keep = search::directive::choose_segments(s.cands, s.net.size());
-  for (std::size_t i = 0; i < s.cands.size(); ++i)
-    if (s.cands[i].single_layer()) EXPECT_TRUE(keep[i]) << i;
+  for (std::size_t i = 0; i < s.cands.size(); ++i) {
+    if (s.cands[i].single_layer()) {
+      EXPECT_TRUE(keep[i]) << i;
+    }
+  }
   std::vector<double> est, again;
   for (const auto& c : s.cands) est.push_back(search::directive::estimate_segment_cost(c));
   for (const auto& c : s.cands) again.push_back(search::directive::estimate_segment_cost(c));
@@ -140,8 +143,11 @@ TEST(SegmentSelection, KeepsEverySingleLayerSegmentAndIsDeterministic) {
   search::directive::SegmentEstimateOptions eo;
   eo.chain_margin = ko.segment_margin;
   const auto wider = search::directive::choose_segments(s.cands, s.net.size(), eo);
-  for (std::size_t i = 0; i < keep.size(); ++i)
-    if (keep[i]) EXPECT_TRUE(wider[i]) << i;
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (keep[i]) {
+      EXPECT_TRUE(wider[i]) << i;
+    }
+  }
   EXPECT_EQ(std::count(wider.begin(), wider.end(), true), 39);  // paper's selection: 28
   const auto hw = cloud();
   auto f = schedule::strategy_segment_filter(k, s.net, 64, hw.costs, o);
@@ -356,7 +362,9 @@ TEST(SegmentSelection, SelectionKeepsKsResultOnLstm) {
     const auto r = schedule::network_search(net, 64, schedule::build_resource(cloud()), k, nso);
     ASSERT_FALSE(r.tops.empty());
     totals[i++] = r.tops[0].total_cost();
-    if (p == Pruning::Selection) EXPECT_LT(r.stats.constraints_after_pruning, 1693u);
+    if (p == Pruning::Selection) {
+      EXPECT_LT(r.stats.constraints_after_pruning, 1693u);
+    }
   }
   EXPECT_EQ(totals[0], totals[1]);
 }

@@ -82,6 +82,7 @@ struct ScheduleArgs {
   bool disable_interlayer_opt = false;
   bool hybrid = false;
   bool batch_part = false;
+  bool rs_fold_variants = false;
   bool ifmaps_part = false;
   bool interlayer = false;
   std::optional<double> time_overhead;
@@ -144,6 +145,8 @@ model::SearchOptions load_options_file(const std::string& path) {
       o.layer_pipeline_max_degree = json_number(v, key);
     } else if (key == "layer_pipeline_opt") {
       o.layer_pipeline_opt = as_bool();
+    } else if (key == "rs_fold_variants") {
+      o.rs_fold_variants = as_bool();
     } else if (key == "opt_goal") {
       o.opt_goal = model::parse_goal(v.get<std::string>());
     } else if (key == "ntops") {
@@ -308,6 +311,7 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
   o.partition_batch |= a.batch_part;
   o.partition_ifmaps |= a.ifmaps_part;
   o.partition_interlayer |= a.interlayer;
+  o.rs_fold_variants |= a.rs_fold_variants;
   if (a.time_overhead) o.layer_pipeline_time_ovhd = *a.time_overhead;
   if (a.max_degree) o.layer_pipeline_max_degree = *a.max_degree;
   if (!a.goal.empty()) o.opt_goal = model::parse_goal(a.goal);
@@ -542,6 +546,8 @@ void register_schedule(CLI::App& app, Context& ctx) {
                 "Basic inter-layer pipelining");
   sub->add_flag("--hybrid-partition,--hybrid-partition2d", a->hybrid, "Hybrid partitioning");
   sub->add_flag("--batch-partition", a->batch_part, "Batch partitioning");
+  sub->add_flag("--rs-fold-variants", a->rs_fold_variants,
+                "Row stationary: also map with more ofmap-row folds (kapla extension; not in nn_dataflow)");
   sub->add_flag("--ifmaps-partition,--ifmap-partition", a->ifmaps_part, "Input-channel partitioning");
   sub->add_flag("--interlayer-partition,--inter-layer-partition", a->interlayer,
                 "Spatial inter-layer pipelining");

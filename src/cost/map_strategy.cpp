@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
@@ -128,15 +129,10 @@ std::vector<ReplChoice> gen_repl(const model::Layer& L, std::int64_t batch, cons
   return out;
 }
 
-}  // namespace
-
-MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupancy,
-                      PhyDim2 dim_array, CostModelVariant variant) {
-  KAPLA_ASSERT(!L.is_back(), "MapEyeriss: back-propagation kinds must be mapped as their "
-                             "forward per-node layer (part_layer)");
-  KAPLA_ASSERT(occupancy > 0 && occupancy <= 1, "MapEyeriss: occupancy must be in (0, 1]");
-  MapResult res;
-  MapGeometry& g = res.geometry;
+/// nn_dataflow's logical PE set of a filter or local-region layer (§6.1): one filter (or
+/// region) row per PE row, one ofmap row per PE column.
+MapGeometry logical_set(const model::Layer& L) {
+  MapGeometry g;
   if (L.has_filter()) {
     g.ops_lpe = L.sfil.w * L.sofm.w;
     g.dim_lpeset = {L.sfil.h, L.sofm.h};
@@ -145,27 +141,93 @@ MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupanc
     g.ops_lpe = L.nreg * L.sreg.w * L.sofm.w;
     g.dim_lpeset = {L.sreg.h, L.sofm.h};
   }
-  repl_fold(g, dim_array);
-  g.util = 1. * static_cast<double>(g.dim_lpeset.size() * g.repl.size()) /
-           static_cast<double>(dim_array.size() * g.fold.size());
+  return g;
+}
 
+double utilisation(const MapGeometry& g, PhyDim2 a) {
+  return 1. * static_cast<double>(g.dim_lpeset.size() * g.repl.size()) /
+         static_cast<double>(a.size() * g.fold.size());
+}
+
+/// The logical set `logical` with exactly `fold_w` temporal folds of its ofmap rows and no
+/// width-to-height wrap (rows folded and replicated as nn_dataflow does), or nullopt if the
+/// folded set is wider than the array.
+std::optional<MapGeometry> fold_variant(MapGeometry g, std::int64_t fold_w, PhyDim2 a) {
+  const PhyDim2 l = g.dim_lpeset;
+  const std::int64_t folded_w = ceil_div(l.w, fold_w);
+  if (folded_w > a.w) return std::nullopt;
+  const std::int64_t fold_h = l.h > a.h ? ceil_div(l.h, a.h) : 1;
+  const std::int64_t repl_h = l.h > a.h ? 1 : a.h / l.h;
+  g.fold = {fold_h, fold_w};
+  g.repl = {repl_h, a.w / folded_w};
+  g.dim_flpeset = {ceil_div(l.h, fold_h), folded_w};
+  g.dim_ppeset = {g.dim_flpeset.h * g.repl.h, g.dim_flpeset.w * g.repl.w};
+  g.util = utilisation(g, a);
+  return g;
+}
+
+/// Fold variants of nn_dataflow's geometry `canon` (see map_eyeriss): for every folded width
+/// from the array's width down to one column, the fewest folds that give it.
+std::vector<MapGeometry> fold_variants(const MapGeometry& canon, PhyDim2 a) {
+  std::vector<MapGeometry> out;
+  const std::int64_t lw = canon.dim_lpeset.w;
+  std::int64_t last_fold = 0;
+  for (std::int64_t fw = std::min(lw, a.w); fw >= 1; --fw) {
+    const std::int64_t fold_w = ceil_div(lw, fw);
+    if (fold_w == last_fold) continue;
+    last_fold = fold_w;
+    const auto g = fold_variant(canon, fold_w, a);
+    if (!g || g->util < canon.util) continue;
+    if (g->fold == canon.fold && g->repl == canon.repl) continue;
+    out.push_back(*g);
+  }
+  return out;
+}
+
+/// Appends the NLDs of geometry `g`; `drop_repeats` skips NLDs equal to an earlier one (only
+/// for variants: nn_dataflow's own list is kept as it is, repeats included, for nld_index parity).
+void append_nlds(MapResult& res, const model::Layer& L, std::int64_t batch, double occupancy,
+                 const MapGeometry& g, CostModelVariant variant, bool drop_repeats) {
   const UnitPass up = unit_pass(L, g, variant);
   const auto dl = mapping::data_loops(L);
-  const DataCategory rw =
-      variant == CostModelVariant::Kapla ? L.rw_data : DataCategory::Ofm;
-  for (const auto& rc : gen_repl(L, batch, g))
-    res.nlds.push_back(detail::build_nld(up, rc, occupancy, dl, rw, false));
+  const DataCategory rw = variant == CostModelVariant::Kapla ? L.rw_data : DataCategory::Ofm;
+  for (const auto& rc : gen_repl(L, batch, g)) {
+    auto nld = detail::build_nld(up, rc, occupancy, dl, rw, false);
+    if (drop_repeats && std::find(res.nlds.begin(), res.nlds.end(), nld) != res.nlds.end()) continue;
+    res.nlds.push_back(std::move(nld));
+    res.nld_geometry.push_back(g);
+  }
+}
+
+}  // namespace
+
+MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupancy,
+                      PhyDim2 dim_array, CostModelVariant variant, bool fold_variants_too) {
+  KAPLA_ASSERT(!L.is_back(), "MapEyeriss: back-propagation kinds must be mapped as their "
+                             "forward per-node layer (part_layer)");
+  KAPLA_ASSERT(occupancy > 0 && occupancy <= 1, "MapEyeriss: occupancy must be in (0, 1]");
+  MapResult res;
+  MapGeometry& g = res.geometry;
+  g = logical_set(L);
+  repl_fold(g, dim_array);
+  g.util = utilisation(g, dim_array);
+  append_nlds(res, L, batch, occupancy, g, variant, false);
+  if (fold_variants_too) {
+    for (const auto& v : fold_variants(g, dim_array))
+      append_nlds(res, L, batch, occupancy, v, variant, true);
+  }
   return res;
 }
 
 MapResult map_layer(ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
-                    double occupancy, PhyDim2 dim_array, CostModelVariant variant) {
+                    double occupancy, PhyDim2 dim_array, CostModelVariant variant,
+                    bool fold_variants_too) {
   if (mapping == ArrayMapping::Systolic) {
     KAPLA_ASSERT(variant == CostModelVariant::Kapla,
                  "the systolic mapping exists only in the KAPLA fork");
     return map_systolic(p_layer, batch, occupancy, dim_array);
   }
-  return map_eyeriss(p_layer, batch, occupancy, dim_array, variant);
+  return map_eyeriss(p_layer, batch, occupancy, dim_array, variant, fold_variants_too);
 }
 
 }  // namespace kapla::cost

@@ -29,9 +29,13 @@ struct MapGeometry {
 };
 
 struct MapResult {
+  /// nn_dataflow's geometry (what the golden records report).
   MapGeometry geometry;
-  /// In the reference's gen_nested_loop_desc order (nld_index indexes this).
+  /// In the reference's gen_nested_loop_desc order (nld_index indexes this); with fold
+  /// variants, the variants' NLDs follow nn_dataflow's.
   std::vector<NestedLoopDesc> nlds;
+  /// The geometry each NLD was built from (`geometry`, or a fold variant's).
+  std::vector<MapGeometry> nld_geometry;
 };
 
 /// Maps a per-node layer (a forward Conv/FC, DWConv or local-region kind, as produced by
@@ -41,11 +45,22 @@ struct MapResult {
 /// not applied; callers that need it read geometry.util. Throws InternalError for a
 /// back-propagation kind (part_layer turns those into forward kinds) and, for Systolic, under
 /// the Tangram variant (upstream has no systolic mapping).
+///
+/// `fold_variants` (kapla's extension, SearchOptions::rs_fold_variants) appends the NLDs of
+/// geometries with more temporal folds of the ofmap rows than nn_dataflow's (which folds as
+/// little as possible and wraps the folded set onto spare PE rows): each fold count that
+/// shrinks the folded PE set, without the wrap, so the spare rows replicate the set over input
+/// channels (partial sums accumulated inside the array) or output channels, priced by the same
+/// unit-pass formulas. Only variants whose PE utilisation is at least nn_dataflow's are kept
+/// (they are not slower), and NLDs equal to an earlier one are dropped.
 MapResult map_eyeriss(const model::Layer& p_layer, std::int64_t batch, double occupancy,
-                      PhyDim2 dim_array, model::CostModelVariant variant);
+                      PhyDim2 dim_array, model::CostModelVariant variant,
+                      bool fold_variants = false);
 MapResult map_systolic(const model::Layer& p_layer, std::int64_t batch, double occupancy,
                        PhyDim2 dim_array);
+/// `fold_variants` applies to the row-stationary mapping only.
 MapResult map_layer(ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
-                    double occupancy, PhyDim2 dim_array, model::CostModelVariant variant);
+                    double occupancy, PhyDim2 dim_array, model::CostModelVariant variant,
+                    bool fold_variants = false);
 
 }  // namespace kapla::cost

@@ -125,8 +125,10 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
     }
   }
   const auto dl = mapping::data_loops(L);
-  for (const auto& rc : choices)
+  for (const auto& rc : choices) {
     res.nlds.push_back(detail::build_nld(up, rc, occupancy, dl, L.rw_data, true));
+    res.nld_geometry.push_back(res.geometry);
+  }
   return res;
 }
 

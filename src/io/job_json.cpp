@@ -48,7 +48,8 @@ model::SearchOptions parse_options(const json& value, const std::string& path) {
       "hw_gbuf_sharing",    "hw_gbuf_save_writeback",    "partition_hybrid",
       "partition_batch",    "partition_ifmaps",          "partition_interlayer",
       "layer_pipeline_time_ovhd", "layer_pipeline_max_degree", "layer_pipeline_opt",
-      "opt_goal",           "ntops",                     "cost_model"};
+      "opt_goal",           "ntops",                     "cost_model",
+      "rs_fold_variants"};
   const JsonObject obj(value, path, kKeys);
   model::SearchOptions o;
   if (obj.has("sw_gbuf_bypass")) {
@@ -71,6 +72,7 @@ model::SearchOptions parse_options(const json& value, const std::string& path) {
   flag("partition_ifmaps", o.partition_ifmaps);
   flag("partition_interlayer", o.partition_interlayer);
   flag("layer_pipeline_opt", o.layer_pipeline_opt);
+  flag("rs_fold_variants", o.rs_fold_variants);
   auto number = [&](const char* key, double& field) {
     if (!obj.has(key)) return;
     field = obj.number(key);
@@ -317,6 +319,8 @@ std::string canonical_options(const model::SearchOptions& o) {
      << ";layer_pipeline_opt=" << o.layer_pipeline_opt
      << ";opt_goal=" << model::goal_name(o.opt_goal) << ";ntops=" << o.ntops
      << ";cost_model=" << model::variant_name(o.cost_model);
+  // Only when set, so the keys of results written before the option existed still match.
+  if (o.rs_fold_variants) os << ";rs_fold_variants=1";
   return os.str();
 }
 

@@ -35,6 +35,11 @@ struct SearchOptions {
   Goal opt_goal = Goal::Energy;
   int ntops = 1;
   CostModelVariant cost_model = CostModelVariant::Kapla;
+  /// kapla's extension, off for nn_dataflow parity: the row-stationary mapper also offers
+  /// nests with more temporal folds of the ofmap rows, whose freed PE rows replicate over
+  /// input channels (sums accumulated in the array) or output channels
+  /// (cost/map_strategy.hpp, docs/kapla.md §3).
+  bool rs_fold_variants = false;
 
   friend bool operator==(const SearchOptions&, const SearchOptions&) = default;
 };

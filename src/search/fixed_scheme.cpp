@@ -14,7 +14,7 @@ cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::Part
                             ? cost::ArrayMapping::Systolic
                             : cost::ArrayMapping::Eyeriss;
   return cost::map_layer(strategy, pl.p_layer, pl.p_batch, pl.p_occupancy, p.resource.dim_array,
-                         p.options.cost_model);
+                         p.options.cost_model, p.options.rs_fold_variants);
 }
 
 PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part) {

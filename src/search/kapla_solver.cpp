@@ -73,8 +73,9 @@ directive::DirectiveSchedule directives_of(const LayerProblem& problem, const La
                                                 nests.at(static_cast<std::size_t>(s.nld_index)),
                                                 oracle.map(s.part).geometry, std::move(layer_name));
   }
+  const auto geometry = oracle.map(s.part).nld_geometry.at(static_cast<std::size_t>(s.nld_index));
   return directive::build_directives(problem.layer, pl, c, nests.at(static_cast<std::size_t>(s.nld_index)),
-                                     problem.resource.dim_array, std::move(layer_name));
+                                     directive::rs_geometry(geometry), std::move(layer_name));
 }
 
 }  // namespace kapla::search

@@ -241,6 +241,7 @@ class StrategyRunner final : public TupleRunner {
     out.emplace_back("options.sw_solve_loopblocking", o.sw_solve_loopblocking ? "true" : "false");
     out.emplace_back("options.layer_pipeline_time_ovhd", text(o.layer_pipeline_time_ovhd));
     out.emplace_back("options.layer_pipeline_max_degree", text(o.layer_pipeline_max_degree));
+    out.emplace_back("options.rs_fold_variants", o.rs_fold_variants ? "true" : "false");
     return out;
   }
 

@@ -39,6 +39,7 @@ struct NodeNest {
   DataCategory rw_data = DataCategory::Ofm;
   std::int64_t repl_ifm = 1;  // PE replication over input channels (ifms)
   std::int64_t repl_ofm = 1;  // PE replication over output channels (ofms)
+  bool fold_variant = false;  // from a fold variant of the row-stationary mapping (kapla's)
 };
 
 /// Buffer capacities and sharing for the capacity check (words; nn_dataflow §7.2/§7.4).

@@ -67,7 +67,10 @@ std::vector<NodeNest> CostOracle::nests(const mapping::PartitionScheme& part) co
   const PartitionSetup& s = i ? eval_.setup(*i) : fresh;
   std::vector<NodeNest> out;
   out.reserve(s.map.nlds.size());
-  for (const auto& nld : s.map.nlds) out.push_back(node_nest(nld, s.pl.p_layer));
+  for (std::size_t i = 0; i < s.map.nlds.size(); ++i) {
+    out.push_back(node_nest(s.map.nlds[i], s.pl.p_layer));
+    out.back().fold_variant = !(s.map.nld_geometry[i] == s.map.geometry);
+  }
   return out;
 }
 

@@ -8,24 +8,25 @@
 
 namespace kapla::search::directive {
 
+RsGeometry rs_geometry(const cost::MapGeometry& g) {
+  return {g.dim_lpeset, g.fold, g.dim_flpeset};
+}
+
 RsGeometry rs_geometry(const model::Layer& p, PhyDim2 a) {
-  RsGeometry g;
-  const std::int64_t rows = p.is_local_region() ? p.sreg.h : p.sfil.h;
-  g.logical = {rows, p.sofm.h};
-  PhyDim2 repl{1, 1};
-  if (g.logical.h > a.h) g.fold.h = ceil_div(g.logical.h, a.h); else repl.h = a.h / g.logical.h;
-  if (g.logical.w > a.w) g.fold.w = ceil_div(g.logical.w, a.w); else repl.w = a.w / g.logical.w;
-  const std::int64_t f_w2h = std::min(repl.h, g.fold.w);
-  g.fold.w = ceil_div(g.fold.w, f_w2h);
-  g.folded = {ceil_div(g.logical.h, g.fold.h), ceil_div(g.logical.w, g.fold.w)};
-  return g;
+  // The geometry does not depend on the batch, the occupancy or the cost-model variant.
+  return rs_geometry(cost::map_eyeriss(p, 1, 1.0, a, model::CostModelVariant::Kapla).geometry);
 }
 
 DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
                                    const CanonicalScheme& s, const NodeNest& n, PhyDim2 pe_array,
                                    std::string layer_name) {
+  return build_directives(layer, pl, s, n, rs_geometry(pl.p_layer, pe_array), std::move(layer_name));
+}
+
+DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
+                                   const CanonicalScheme& s, const NodeNest& n, const RsGeometry& g,
+                                   std::string layer_name) {
   const auto& p = pl.p_layer;
-  const auto g = rs_geometry(p, pe_array);
   const bool local = p.is_local_region();
   const bool chw = local || p.is_depthwise();
   const PhyDim2 win = local ? p.sreg : p.sfil;

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cost/map_strategy.hpp"
 #include "mapping/part_layer.hpp"
 #include "search/kapla/canonical.hpp"
 #include "search/kapla/directives.hpp"
@@ -20,8 +21,17 @@ struct RsGeometry {
   PhyDim2 fold{1, 1};
   PhyDim2 folded;   // flpe
 };
+/// The folding of a map-strategy geometry (the one a nest was built from:
+/// cost::MapResult::nld_geometry).
+RsGeometry rs_geometry(const cost::MapGeometry& g);
+/// nn_dataflow's folding of `p_layer` on `pe_array` (the geometry of its first nests).
 RsGeometry rs_geometry(const model::Layer& p_layer, PhyDim2 pe_array);
 
+/// `nest`'s directives, with the folding `g` it was mapped with.
+DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
+                                   const CanonicalScheme& s, const NodeNest& nest,
+                                   const RsGeometry& g, std::string layer_name);
+/// The same for a nest of nn_dataflow's folding on `pe_array`.
 DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
                                    const CanonicalScheme& s, const NodeNest& nest,
                                    PhyDim2 pe_array, std::string layer_name);

@@ -40,6 +40,35 @@ std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
   return sc;
 }
 
+std::optional<Score> MemoOracle::evaluate_on_chip(const CanonicalScheme& s) const {
+  if (!on_chip_) return evaluate(s);
+  const auto k = key_of(s);
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = on_chip_seen_.find(k); it != on_chip_seen_.end()) return it->second;
+  }
+  const auto sc = on_chip_->evaluate_on_chip(s);
+  const std::lock_guard<std::mutex> lock(mu_);
+  on_chip_seen_.emplace(k, sc);
+  return sc;
+}
+
+std::vector<NodeNest> MemoOracle::nests(const mapping::PartitionScheme& part) const {
+  CanonicalScheme probe;
+  probe.part = part;
+  Key pk{};
+  const auto k = key_of(probe);
+  std::copy(k.begin(), k.begin() + 12, pk.begin());
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = nests_.find(pk); it != nests_.end()) return it->second;
+  }
+  auto n = inner_.nests(part);
+  const std::lock_guard<std::mutex> lock(mu_);
+  nests_.emplace(pk, n);
+  return n;
+}
+
 std::size_t MemoOracle::partitions_priced() const {
   const std::lock_guard<std::mutex> lock(mu_);
   return parts_.size();

@@ -23,15 +23,14 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return inner_.partitions(); }
-  std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override { return inner_.nests(part); }
+  /// The wrapped oracle's nests, remembered per partition (every fit asks for them).
+  std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {
     return inner_.capacity(part, nest_index);
   }
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
-  /// The wrapped oracle's on-chip price, or its full price when it has none (not remembered).
-  std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override {
-    return on_chip_ ? on_chip_->evaluate_on_chip(s) : evaluate(s);
-  }
+  /// The wrapped oracle's on-chip price (remembered), or its full price when it has none.
+  std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
   /// Distinct schemes priced so far.
   std::size_t priced() const;
   /// Distinct partitions priced so far (each costs the cost model one NoC placement).
@@ -50,6 +49,8 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   mutable std::mutex mu_;
   mutable std::unordered_map<Key, std::optional<Score>, KeyHash> seen_;
   mutable std::unordered_map<Key, bool, KeyHash> parts_;  // partition part of the key only
+  mutable std::unordered_map<Key, std::optional<Score>, KeyHash> on_chip_seen_;
+  mutable std::unordered_map<Key, std::vector<NodeNest>, KeyHash> nests_;  // partition key
 };
 
 }  // namespace kapla::search::directive

@@ -36,11 +36,18 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
   d.kind = kind_class(layer);
   d.mapping = ArrayMappingKind::RowStationary;
   d.rw_data = n.rw_data;
+  d.occupancy = pl.p_occupancy;
   d.unit_ops = local ? p.nreg * win.w : win.w;
 
   // Loop dims of the canonical loops: IFM -> C (channelwise: K), OFM -> K, BAT -> N.
   const Dim ifm_dim = chw ? Dim::K : Dim::C;
   auto loop_dim = [&](LoopDim l) { return l == LoopDim::Ifm ? ifm_dim : (l == LoopDim::Ofm ? Dim::K : Dim::N); };
+  // In a channelwise layer (depthwise, pooling) output channel k reads input channel k, so a
+  // step over K moves the input tensor too (as the partition's K stacks do).
+  auto channel_update = [&](Dim dim, std::int64_t step, std::int64_t count) {
+    return chw && dim == Dim::K ? update2(Dim::K, step, Dim::C, step, count, false)
+                                : update1(dim, step, count);
+  };
 
   // REGF: one filter row and its input window per PE, grown by bl_ts[2].
   auto& r = d.regf;
@@ -70,7 +77,7 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
       r.updates.push_back(update2(Dim::Yi, p.strd.h * g.folded.w, Dim::Yo, g.folded.w, t[1][l], false));
       continue;
     }
-    r.updates.push_back(update1(dim, r.tensor[dim], t[1][l]));
+    r.updates.push_back(channel_update(dim, r.tensor[dim], t[1][l]));
   }
 
   // GBUF: the per-node block, grown by bl_ts[1] * bl_ts[2].
@@ -114,7 +121,7 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
   for (auto l : inner_to_outer(s.blocking.bl_ords[0])) {
     if (t[0][l] <= 1) continue;
     const Dim dim = loop_dim(l);
-    b.updates.push_back(update1(dim, b.tensor[dim], t[0][l]));
+    b.updates.push_back(channel_update(dim, b.tensor[dim], t[0][l]));
   }
   return d;
 }

@@ -59,6 +59,9 @@ struct DirectiveSchedule {
   std::int64_t unit_ops = 1;       // MACs of one REGF unit pass of one PE
   std::int64_t regf_ops_iter = 1;  // unit passes held by one REGF tensor (its growth factor)
   DataCategory rw_data = DataCategory::Ofm;  // the read-modify-write data
+  /// Share of the per-node layer's MACs that are real: an uneven partition split pads the
+  /// per-node layer (nn_dataflow's p_occupancy); the padded MACs are not done.
+  double occupancy = 1.0;
   friend bool operator==(const DirectiveSchedule&, const DirectiveSchedule&) = default;
 };
 

@@ -123,10 +123,10 @@ Estimate estimate(const DirectiveSchedule& s, const model::UnitCosts& costs) {
     e.access[MemLevel::Gbuf][d] = ur * distinct_copies(s, d) * nodes * fr;
     e.access[MemLevel::Itcn][d] = ur * pes * nodes * fr;
     // Step E.
-    e.access[MemLevel::Regf][d] =
-        static_cast<double>(s.unit_ops) * iters * pes * nodes * (d == DataCategory::Ofm ? 2 : 1);
+    e.access[MemLevel::Regf][d] = static_cast<double>(s.unit_ops) * iters * pes * nodes *
+                                  s.occupancy * (d == DataCategory::Ofm ? 2 : 1);
   }
-  e.ops = static_cast<double>(s.unit_ops) * iters * pes * nodes;
+  e.ops = static_cast<double>(s.unit_ops) * iters * pes * nodes * s.occupancy;
   e.proc_time = static_cast<double>(s.unit_ops) * iters;
   e.energy = e.ops * costs.mac_op;
   for (auto m : all_values<MemLevel>())

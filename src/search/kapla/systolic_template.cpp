@@ -49,6 +49,7 @@ DirectiveSchedule build_systolic_directives(const model::Layer& layer, const map
   d.kind = kind_class(layer);
   d.mapping = ArrayMappingKind::Systolic;
   d.rw_data = n.rw_data;
+  d.occupancy = pl.p_occupancy;
   d.unit_ops = ntrd;  // one MAC (ntrd for local regions) per filter-window element
 
   // The BAT loop iterates the folds of output positions first, then the images.

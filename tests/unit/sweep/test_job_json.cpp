@@ -61,6 +61,23 @@ TEST(job_json, fingerprint_follows_options_not_axes) {
   EXPECT_NE(parse_job_text(other_goal, "c").fingerprint, a.fingerprint);
 }
 
+TEST(job_json, fold_variants_change_the_fingerprint_only_when_set) {
+  // Files written before rs_fold_variants existed must still resume: off, the canonical text
+  // (and so the fingerprint) is the old one.
+  const auto a = parse_job_text(kValid, "a");
+  EXPECT_FALSE(a.options.rs_fold_variants);
+  EXPECT_EQ(canonical_options(a.options).find("rs_fold_variants"), std::string::npos);
+  std::string off = kValid;
+  off.replace(off.find("\"opt_goal\""), 0, "\"rs_fold_variants\": false, ");
+  EXPECT_EQ(parse_job_text(off, "b").fingerprint, a.fingerprint);
+  std::string on = kValid;
+  on.replace(on.find("\"opt_goal\""), 0, "\"rs_fold_variants\": true, ");
+  const auto c = parse_job_text(on, "c");
+  EXPECT_TRUE(c.options.rs_fold_variants);
+  EXPECT_NE(c.fingerprint, a.fingerprint);
+  EXPECT_THAT(canonical_options(c.options), HasSubstr(";rs_fold_variants=1"));
+}
+
 TEST(job_json, errors_are_one_line_with_file_and_field) {
   struct Case {
     std::string from, to, expect;

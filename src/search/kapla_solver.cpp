@@ -18,8 +18,9 @@ std::vector<LayerSchedule> KaplaSolver::search(const LayerProblem& problem,
                                                const SearchContext& ctx) const {
   const directive::CostOracle oracle(problem);
   const auto start = std::chrono::steady_clock::now();
-  const auto sol = directive::solve_layer(
-      oracle, {problem.options.opt_goal, ctx.num_threads, opts_.fallback, opts_.refinement});
+  const auto sol = directive::solve_layer(oracle, {problem.options.opt_goal, ctx.num_threads,
+                                                   opts_.fallback, opts_.refinement,
+                                                   problem.options.ntops});
   if (ctx.stats != nullptr) {
     ctx.stats->reported = true;
     ctx.stats->evaluated = sol.stats.evaluated;
@@ -30,7 +31,19 @@ std::vector<LayerSchedule> KaplaSolver::search(const LayerProblem& problem,
   if (!sol.scheme) return {};
   auto sched = oracle.schedule(*sol.scheme);  // the one cost model's result for the scheme
   if (!sched) return {};
-  return {*sched};
+  // ntops > 1: the next best distinct schedules (schemes that differ only in the order of
+  // unit loops are one schedule, as B's loop-order generator skips such orders).
+  std::vector<LayerSchedule> out{*sched};
+  auto same = [](const LayerSchedule& a, const LayerSchedule& b) {
+    return a.part == b.part && a.nld_index == b.nld_index && a.tvals == b.tvals && a.orders == b.orders;
+  };
+  for (const auto& c : sol.runners_up) {
+    if (static_cast<int>(out.size()) >= problem.options.ntops) break;
+    auto s = oracle.schedule(c);
+    if (s && std::none_of(out.begin(), out.end(), [&](const auto& o) { return same(o, *s); }))
+      out.push_back(std::move(*s));
+  }
+  return out;
 }
 
 bool KaplaSolver::constraint_may_fit(const LayerProblem& problem) const {

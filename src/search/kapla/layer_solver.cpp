@@ -80,6 +80,24 @@ void refine_partition(const MemoOracle& o, const SolverOptions& opt,
   detail::sweep_nests_and_orders(o, opt, out);
 }
 
+// The next best valid schemes the search priced (LayerSolution::runners_up): up to
+// 16 (ntops - 1), since schemes that differ only in the order of unit loops give one schedule.
+std::vector<CanonicalScheme> runners_up(const MemoOracle& o, const SolverOptions& opt,
+                                        const CanonicalScheme& best) {
+  auto all = o.valid_priced();
+  std::sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+    if (better(a.second, b.second, opt.goal)) return true;
+    if (better(b.second, a.second, opt.goal)) return false;
+    return MemoOracle::key_of(a.first) < MemoOracle::key_of(b.first);
+  });
+  std::vector<CanonicalScheme> out;
+  for (const auto& [c, sc] : all) {
+    if (static_cast<int>(out.size()) >= 16 * (opt.ntops - 1)) break;
+    if (!(c == best)) out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLoopDim<int>& ord_gbuf,
@@ -204,6 +222,7 @@ LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
   if (out.scheme) refine_partition(o, opt, best, best_score, out);
   if (out.scheme && opt.refine.regf_beam) detail::refit_regf(o, opt, out);
   if (out.scheme && opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, out);
+  if (out.scheme && opt.ntops > 1) out.runners_up = runners_up(o, opt, *out.scheme);
   out.stats.priced = static_cast<std::int64_t>(o.priced());
   out.stats.partitions = static_cast<std::int64_t>(o.partitions_priced());
   if (!out.scheme && opt.fallback) {

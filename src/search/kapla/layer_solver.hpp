@@ -36,6 +36,7 @@ struct SolverOptions {
   int num_threads = 1;   // OpenMP over the 36 order pairs; the result does not depend on it
   bool fallback = true;  // exhaustive directive search when the greedy finds nothing
   Refinement refine{};
+  int ntops = 1;  // schemes wanted: the best, then the next best distinct ones priced
 };
 
 struct SolveStats {
@@ -52,6 +53,10 @@ struct SolveStats {
 struct LayerSolution {
   std::optional<CanonicalScheme> scheme;  // empty: nothing valid found
   Score score;                            // the one cost model's numbers for `scheme`
+  /// With ntops > 1: other valid schemes the search priced, best first by the one cost model
+  /// (ties by scheme key, so the list does not depend on the thread count); up to
+  /// 16 (ntops - 1), as several may lower to one schedule (orders of unit loops).
+  std::vector<CanonicalScheme> runners_up;
   SolveStats stats;
 };
 

@@ -28,12 +28,12 @@ std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
   const auto k = key_of(s);
   {
     const std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = seen_.find(k); it != seen_.end()) return it->second;
+    if (auto it = seen_.find(k); it != seen_.end()) return it->second.score;
   }
   // Priced outside the lock: two threads may price the same scheme; both get the same answer.
   const auto sc = inner_.evaluate(s);
   const std::lock_guard<std::mutex> lock(mu_);
-  seen_.emplace(k, sc);
+  seen_.emplace(k, Priced{s, sc});
   Key pk{};
   std::copy(k.begin(), k.begin() + 12, pk.begin());
   if (sc) parts_.emplace(pk, true);  // invalid schemes are rejected before the placement
@@ -72,6 +72,14 @@ std::vector<NodeNest> MemoOracle::nests(const mapping::PartitionScheme& part) co
 std::size_t MemoOracle::partitions_priced() const {
   const std::lock_guard<std::mutex> lock(mu_);
   return parts_.size();
+}
+
+std::vector<std::pair<CanonicalScheme, Score>> MemoOracle::valid_priced() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<CanonicalScheme, Score>> out;
+  for (const auto& [k, p] : seen_)
+    if (p.score) out.emplace_back(p.scheme, *p.score);
+  return out;
 }
 
 std::size_t MemoOracle::priced() const {

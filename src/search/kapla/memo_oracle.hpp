@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
@@ -33,6 +35,8 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
   /// Distinct schemes priced so far.
   std::size_t priced() const;
+  /// The valid schemes priced so far, with their scores (in no particular order).
+  std::vector<std::pair<CanonicalScheme, Score>> valid_priced() const;
   /// Distinct partitions priced so far (each costs the cost model one NoC placement).
   std::size_t partitions_priced() const;
 
@@ -47,7 +51,11 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   const LayerOracle& inner_;
   const OnChipPricer* on_chip_;  // null if the wrapped oracle has no on-chip price
   mutable std::mutex mu_;
-  mutable std::unordered_map<Key, std::optional<Score>, KeyHash> seen_;
+  struct Priced {
+    CanonicalScheme scheme;
+    std::optional<Score> score;
+  };
+  mutable std::unordered_map<Key, Priced, KeyHash> seen_;
   mutable std::unordered_map<Key, bool, KeyHash> parts_;  // partition part of the key only
   mutable std::unordered_map<Key, std::optional<Score>, KeyHash> on_chip_seen_;
   mutable std::unordered_map<Key, std::vector<NodeNest>, KeyHash> nests_;  // partition key

@@ -159,6 +159,43 @@ TEST(KaplaStrategies, SameAnswersOnOneAndTwoThreads) {
 // innermost loop up one level never hurts; the fork's regf_reusable refetch rule breaks that.
 // On VGG-16 conv2 (cloud hardware, batch 64) K's blocking has a lower access cost than the
 // best B finds on the same partition and nest.
+TEST(KaplaStrategies, TopKAreTheBestDistinctSchemesPricedAndDoNotDependOnThreads) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  std::size_t most = 0;
+  for (const auto& [name, layer] : small_layers()) {
+    auto opts = training_options();
+    const auto one = KaplaSolver().search(problem(layer, 4, hw, opts), {1});
+    opts.ntops = 4;
+    const auto p = problem(layer, 4, hw, opts);
+    const auto k1 = KaplaSolver().search(p, {1}), k2 = KaplaSolver().search(p, {2});
+    if (one.empty()) {
+      EXPECT_TRUE(k1.empty()) << name;
+      continue;
+    }
+    ASSERT_FALSE(k1.empty()) << name;
+    EXPECT_LE(k1.size(), 4u) << name;
+    // The first is ntops = 1's answer; the rest are no better, best first, all distinct.
+    EXPECT_EQ(k1[0].cost, one[0].cost) << name;
+    EXPECT_EQ(k1[0].tvals, one[0].tvals) << name;
+    for (std::size_t i = 1; i < k1.size(); ++i) {
+      EXPECT_GE(k1[i].cost, k1[i - 1].cost) << name << " #" << i;
+      for (std::size_t j = 0; j < i; ++j) {
+        EXPECT_FALSE(k1[i].part == k1[j].part && k1[i].nld_index == k1[j].nld_index &&
+                     k1[i].tvals == k1[j].tvals && k1[i].orders == k1[j].orders)
+            << name << " #" << i << " repeats #" << j;
+      }
+    }
+    ASSERT_EQ(k1.size(), k2.size()) << name;
+    for (std::size_t i = 0; i < k1.size(); ++i) {
+      EXPECT_EQ(k1[i].cost, k2[i].cost) << name << " #" << i;
+      EXPECT_EQ(k1[i].tvals, k2[i].tvals) << name << " #" << i;
+      EXPECT_EQ(k1[i].part, k2[i].part) << name << " #" << i;
+    }
+    most = std::max(most, k1.size());
+  }
+  EXPECT_EQ(most, 4u);
+}
+
 TEST(KaplaStrategies, BsSkipRulesAreNotExactUnderTheKaplaVariant) {
   model::Hardware hw = small_hw({16, 16}, {8, 8}, 32768, 64);
   hw.array_bus_width_bits = 128;

@@ -37,7 +37,7 @@ class KaplaSolver final : public LayerStrategy {
   explicit KaplaSolver(KaplaSolverOptions opts = {}) : opts_(opts) {}
   std::string_view name() const override { return "kapla"; }
   char label() const override { return 'K'; }
-  /// At most one schedule (K keeps the best of its 36 candidates, not a top-k).
+  /// The best schedule K found, then (ntops > 1) the next best distinct ones it priced.
   std::vector<LayerSchedule> search(const LayerProblem& problem,
                                     const SearchContext& ctx) const override;
   bool prunes_constraints() const override { return opts_.inter_layer_pruning; }

@@ -26,6 +26,9 @@ struct Score {
 /// energy), ed = energy*time then energy). Ties are not better: the first found wins.
 bool better(const Score& a, const Score& b, model::Goal goal);
 
+/// The goal's primary figure (energy, time or their product), for relative margins.
+double goal_value(const Score& s, model::Goal goal);
+
 class LayerOracle {
  public:
   virtual ~LayerOracle() = default;

@@ -27,6 +27,7 @@ struct Refinement {
   int screen_placed = 12;       // step 7a: best groups (on-chip price) priced in full
   int screen_open = 3;          // step 7a: best priced groups whose every partition is tried
   int descent_placed = 4;       // step 7b: best neighbours (on-chip price) priced in full
+  double variant_margin = 0.1;  // step 7a: fold variants only on groups this close to the best
   static Refinement paper() { return {0, 0, false, false, false, 0, 0, 0, 0, 0}; }
   friend bool operator==(const Refinement&, const Refinement&) = default;
 };

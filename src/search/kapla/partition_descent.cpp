@@ -69,33 +69,43 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, co
     CanonicalScheme scheme;
   };
   auto by_score = [&](const Ranked& a, const Ranked& b) { return better(a.score, b.score, opt.goal); };
+  // Every nest (PE replication choice) of each representative: replication and node
+  // partition trade the same channels, so the current scheme's choice may not carry over.
+  // nn_dataflow's nests are fitted with every guide pair, on every group. The fold variants
+  // (up to ~30 more nests per partition) only on the groups whose best canonical nest is
+  // within Refinement::variant_margin of the best group's, with the first pair only, and
+  // the best of them, if it leads, with the others: a variant lowers a layer's price by a few
+  // per cent, so it does not lift a group from far behind (docs/kapla.md §4, measured).
+  const std::size_t npairs = std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
+  auto try_fit = [&](std::optional<Ranked>& r, std::size_t g, int ni, std::size_t j) {
+    const auto c = fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0], pairs[j][1], totals,
+                                    sol.stats, ni);
+    if (!c) return;
+    const auto sc = pricer.evaluate_on_chip(*c);
+    if (sc && (!r || better(*sc, r->score, opt.goal))) r = Ranked{*sc, g, *c};
+  };
+  std::vector<std::optional<Ranked>> best_of(keys.size());
+  std::vector<std::vector<NodeNest>> nests_of(keys.size());
+  std::optional<Score> lead_canonical;
+  for (std::size_t g = 0; g < keys.size(); ++g) {
+    nests_of[g] = o.nests(parts[members[g].front()]);
+    for (std::size_t ni = 0; ni < nests_of[g].size(); ++ni)
+      if (!nests_of[g][ni].fold_variant)
+        for (std::size_t j = 0; j < npairs; ++j) try_fit(best_of[g], g, static_cast<int>(ni), j);
+    if (best_of[g] && (!lead_canonical || better(best_of[g]->score, *lead_canonical, opt.goal)))
+      lead_canonical = best_of[g]->score;
+  }
   std::vector<Ranked> on_chip;
   for (std::size_t g = 0; g < keys.size(); ++g) {
-    std::optional<Ranked> r;
-    const auto& rep = parts[members[g].front()];
-    // Every nest (PE replication choice) of the representative: replication and node
-    // partition trade the same channels, so the current scheme's choice may not carry over.
-    // nn_dataflow's nests are fitted with every guide pair; the fold variants (up to ~30 more
-    // nests) with the first pair only, and the best of them, if it leads, with the others:
-    // on the training networks this gives the same totals within 0.03 % at 40 % less time.
-    const auto rep_nests = o.nests(rep);
-    const std::size_t npairs = std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
-    auto try_fit = [&](int ni, std::size_t j) {
-      const auto c = fit_on_partition(o, rep, repl, pairs[j][0], pairs[j][1], totals, sol.stats, ni);
-      if (!c) return;
-      const auto sc = pricer.evaluate_on_chip(*c);
-      if (sc && (!r || better(*sc, r->score, opt.goal))) r = Ranked{*sc, g, *c};
-    };
-    auto is_variant = [&](int ni) { return rep_nests[static_cast<std::size_t>(ni)].fold_variant; };
-    const int num_nests = static_cast<int>(rep_nests.size());
-    for (int ni = 0; ni < num_nests; ++ni)
-      if (!is_variant(ni))
-        for (std::size_t j = 0; j < npairs; ++j) try_fit(ni, j);
-    for (int ni = 0; ni < num_nests && npairs > 0; ++ni)
-      if (is_variant(ni)) try_fit(ni, 0);
-    if (r && is_variant(r->scheme.nest_index)) {
-      const int lead = r->scheme.nest_index;
-      for (std::size_t j = 1; j < npairs; ++j) try_fit(lead, j);
+    auto& r = best_of[g];
+    const auto& nests = nests_of[g];
+    const bool close = r && goal_value(r->score, opt.goal) <=
+                                goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
+    if (close && npairs > 0) {
+      for (std::size_t ni = 0; ni < nests.size(); ++ni)
+        if (nests[ni].fold_variant) try_fit(r, g, static_cast<int>(ni), 0);
+      if (nests[static_cast<std::size_t>(r->scheme.nest_index)].fold_variant)
+        for (std::size_t j = 1; j < npairs; ++j) try_fit(r, g, r->scheme.nest_index, j);
     }
     if (r) on_chip.push_back(*r);
   }

@@ -17,7 +17,9 @@ using OrderPair = std::array<PerLoopDim<int>, 2>;
 /// decide the data split); one representative of every group (the first in B's order) is
 /// fitted with the best guide `pairs` and priced on chip (`pricer`, no NoC placement); the
 /// best few are priced in full, and every partition of the best of those groups is tried
-/// with every guide pair. Moves `sol` to the best if it improves. Reaches partitions several
+/// with every guide pair. The mapper's fold variants (rs_fold_variants) are fitted only on
+/// groups whose best canonical nest is within Refinement::variant_margin of the best group's
+/// (goal_value). Moves `sol` to the best if it improves. Reaches partitions several
 /// prime factors away from the greedy's (e.g. all 256 nodes on input channels), which a
 /// one-factor descent cannot when the steps between are worse.
 void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,

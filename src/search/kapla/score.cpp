@@ -17,4 +17,16 @@ bool better(const Score& a, const Score& b, model::Goal goal) {
   return false;
 }
 
+double goal_value(const Score& s, model::Goal goal) {
+  switch (goal) {
+    case model::Goal::Energy:
+      return s.energy;
+    case model::Goal::Delay:
+      return s.time;
+    case model::Goal::EnergyDelay:
+      return s.energy * s.time;
+  }
+  return s.energy;
+}
+
 }  // namespace kapla::search::directive

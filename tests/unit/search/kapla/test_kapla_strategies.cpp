@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <limits>
 #include <random>
 
 #include "core/math.hpp"
@@ -17,6 +18,7 @@
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/exhaustive.hpp"
 #include "search/kapla/memo_oracle.hpp"
+#include "search/kapla/partition_descent.hpp"
 #include "search/kapla_solver.hpp"
 #include "paper_hardware.hpp"
 
@@ -313,6 +315,48 @@ TEST(KaplaStrategies, DirectivesOfAScheduledLayerPrint) {
   const auto txt = directive::format_directives(directives_of(p, r[0], "conv"));
   EXPECT_NE(txt.find("GBUF"), std::string::npos);
   EXPECT_NE(txt.find("(Yi+=1, Yo+=1"), std::string::npos);  // row-stationary base stack
+}
+
+// Counts the on-chip prices asked for on the mapper's fold-variant nests.
+class VariantPriceCounter final : public directive::OnChipPricer {
+ public:
+  explicit VariantPriceCounter(const directive::CostOracle& o) : o_(o) {}
+  std::optional<directive::Score> evaluate_on_chip(const directive::CanonicalScheme& s) const override {
+    if (o_.nests(s.part)[static_cast<std::size_t>(s.nest_index)].fold_variant) ++variant_prices;
+    return o_.evaluate_on_chip(s);
+  }
+  mutable std::int64_t variant_prices = 0;
+
+ private:
+  const directive::CostOracle& o_;
+};
+
+TEST(KaplaStrategies, VariantMarginOpensTheFoldVariantsOnlyOnCloseGroups) {
+  auto opts = training_options();
+  opts.rs_fold_variants = true;
+  const auto p = problem(model::make_conv(32, 32, {28, 28}, {3, 3}), 4, small_hw({4, 4}, {8, 8}, 65536, 64), opts);
+  const directive::CostOracle o(p);
+  const auto start = directive::solve_layer(o, {});
+  ASSERT_TRUE(start.scheme.has_value());
+  const auto orders = directive::loop_orders();
+  const std::vector<directive::detail::OrderPair> pairs{{orders[0], orders[0]}, {orders[5], orders[2]}};
+  auto screen = [&](double margin) {
+    directive::SolverOptions so;
+    so.refine.variant_margin = margin;
+    VariantPriceCounter counter(o);
+    auto sol = start;
+    directive::detail::screen_partition_sizes(o, counter, so, pairs, sol);
+    EXPECT_TRUE(sol.scheme.has_value());
+    EXPECT_FALSE(directive::better(start.score, sol.score, so.goal));  // the screen never worsens
+    return counter.variant_prices;
+  };
+  const auto tied = screen(0), close = screen(0.1), every = screen(std::numeric_limits<double>::infinity());
+  std::cout << "[variant margin] variant on-chip prices: 0 -> " << tied << ", 0.1 -> " << close << ", inf -> "
+            << every << "\n";
+  EXPECT_GT(tied, 0);  // the leading group always gets its variants
+  EXPECT_LE(tied, close);
+  EXPECT_LE(close, every);
+  EXPECT_LT(tied, every);  // the margin does cut the screen on this layer
 }
 
 }  // namespace

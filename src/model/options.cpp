@@ -19,6 +19,18 @@ std::string_view goal_name(Goal g) {
   return "?";
 }
 
+double goal_scalar(double energy, double time, Goal g) {
+  switch (g) {
+    case Goal::Energy:
+      return energy;
+    case Goal::Delay:
+      return time;
+    case Goal::EnergyDelay:
+      return energy * time;
+  }
+  return energy;
+}
+
 Goal parse_goal(std::string_view s) {
   if (s == "e" || s == "E") return Goal::Energy;
   if (s == "d" || s == "D") return Goal::Delay;

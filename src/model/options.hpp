@@ -45,6 +45,8 @@ struct SearchOptions {
 };
 
 std::string_view goal_name(Goal g);
+/// The goal's primary figure: e -> energy, d -> time, ed -> energy * time.
+double goal_scalar(double energy, double time, Goal g);
 /// "e", "d" or "ed"; throws InputError otherwise.
 Goal parse_goal(std::string_view s);
 std::string_view variant_name(CostModelVariant v);

@@ -379,15 +379,7 @@ SchemePoint SchemeSpace::neighbour(const SchemePoint& p, Rng& rng,
 }
 
 double goal_scalar(const LayerSchedule& s, model::Goal goal) {
-  switch (goal) {
-    case model::Goal::Energy:
-      return s.cost;
-    case model::Goal::Delay:
-      return s.time;
-    case model::Goal::EnergyDelay:
-      return s.cost * s.time;
-  }
-  return s.cost;
+  return model::goal_scalar(s.cost, s.time, goal);
 }
 
 SchemeEvaluator cost_model_evaluator(const LayerProblem& problem, const SchemeSpace& space) {

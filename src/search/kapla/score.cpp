@@ -18,15 +18,7 @@ bool better(const Score& a, const Score& b, model::Goal goal) {
 }
 
 double goal_value(const Score& s, model::Goal goal) {
-  switch (goal) {
-    case model::Goal::Energy:
-      return s.energy;
-    case model::Goal::Delay:
-      return s.time;
-    case model::Goal::EnergyDelay:
-      return s.energy * s.time;
-  }
-  return s.energy;
+  return model::goal_scalar(s.energy, s.time, goal);
 }
 
 }  // namespace kapla::search::directive

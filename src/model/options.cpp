@@ -31,6 +31,18 @@ double goal_scalar(double energy, double time, Goal g) {
   return energy;
 }
 
+bool goal_less(double energy_a, double time_a, double energy_b, double time_b, Goal g) {
+  switch (g) {
+    case Goal::Energy:
+      return energy_a < energy_b || (energy_a == energy_b && time_a < time_b);
+    case Goal::Delay:
+      return time_a < time_b || (time_a == time_b && energy_a < energy_b);
+    case Goal::EnergyDelay:
+      return energy_a * time_a < energy_b * time_b;
+  }
+  return false;
+}
+
 Goal parse_goal(std::string_view s) {
   if (s == "e" || s == "E") return Goal::Energy;
   if (s == "d" || s == "D") return Goal::Delay;

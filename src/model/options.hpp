@@ -47,6 +47,9 @@ struct SearchOptions {
 std::string_view goal_name(Goal g);
 /// The goal's primary figure: e -> energy, d -> time, ed -> energy * time.
 double goal_scalar(double energy, double time, Goal g);
+/// Whether (energy_a, time_a) is better than (energy_b, time_b) under the goal, with
+/// nn_dataflow's keys: e -> (energy, time), d -> (time, energy), ed -> energy * time alone.
+bool goal_less(double energy_a, double time_a, double energy_b, double time_b, Goal g);
 /// "e", "d" or "ed"; throws InputError otherwise.
 Goal parse_goal(std::string_view s);
 std::string_view variant_name(CostModelVariant v);

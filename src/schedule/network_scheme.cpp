@@ -117,19 +117,7 @@ double NetworkScheme::total_noc_hops() const {
 }
 
 bool network_goal_less(const NetworkScheme& a, const NetworkScheme& b, model::Goal goal) {
-  const double ca = a.total_cost();
-  const double cb = b.total_cost();
-  const double ta = a.total_time();
-  const double tb = b.total_time();
-  switch (goal) {
-    case model::Goal::Energy:
-      return ca < cb || (ca == cb && ta < tb);
-    case model::Goal::Delay:
-      return ta < tb || (ta == tb && ca < cb);
-    case model::Goal::EnergyDelay:
-      return ca * ta < cb * tb;
-  }
-  return false;
+  return model::goal_less(a.total_cost(), a.total_time(), b.total_cost(), b.total_time(), goal);
 }
 
 }  // namespace kapla::schedule

@@ -30,29 +30,17 @@ mapping::FmapRange full_range(std::int64_t batch, std::int64_t nofm, PhyDim2 sof
   return r;
 }
 
-// Stable sort by the goal key, keep the first ntops (Python sorted(...)[:ntops]).
+// Stable sort by the goal key, keep the first ntops (Python sorted(...)[:ntops]). The totals
+// are gathered once: each is a sum over the scheme's layers.
 void keep_tops(std::vector<NetworkScheme>& v, model::Goal goal, int ntops) {
-  std::vector<std::pair<double, double>> keys;
-  keys.reserve(v.size());
-  for (const auto& s : v) {
-    const double c = s.total_cost();
-    const double t = s.total_time();
-    switch (goal) {
-      case model::Goal::Energy:
-        keys.emplace_back(c, t);
-        break;
-      case model::Goal::Delay:
-        keys.emplace_back(t, c);
-        break;
-      case model::Goal::EnergyDelay:
-        keys.emplace_back(c * t, 0.0);
-        break;
-    }
-  }
+  std::vector<std::pair<double, double>> totals;  // (cost, time)
+  totals.reserve(v.size());
+  for (const auto& s : v) totals.emplace_back(s.total_cost(), s.total_time());
   std::vector<std::size_t> idx(v.size());
   std::iota(idx.begin(), idx.end(), std::size_t{0});
   std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    return goal == model::Goal::EnergyDelay ? keys[a].first < keys[b].first : keys[a] < keys[b];
+    return model::goal_less(totals[a].first, totals[a].second, totals[b].first, totals[b].second,
+                            goal);
   });
   std::vector<NetworkScheme> out;
   for (std::size_t i = 0; i < idx.size() && static_cast<int>(out.size()) < ntops; ++i) {

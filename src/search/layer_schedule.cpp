@@ -27,15 +27,7 @@ double LayerSchedule::total_noc_hops() const {
 }
 
 bool goal_less(const LayerSchedule& a, const LayerSchedule& b, model::Goal goal) {
-  switch (goal) {
-    case model::Goal::Energy:
-      return a.cost < b.cost || (a.cost == b.cost && a.time < b.time);
-    case model::Goal::Delay:
-      return a.time < b.time || (a.time == b.time && a.cost < b.cost);
-    case model::Goal::EnergyDelay:
-      return a.cost * a.time < b.cost * b.time;
-  }
-  return false;
+  return model::goal_less(a.cost, a.time, b.cost, b.time, goal);
 }
 
 std::shared_ptr<const void> SearchMemo::find(const std::string& key) const {

@@ -59,9 +59,9 @@ class Comparer {
 
 }  // namespace
 
-search::LayerProblem layer_problem_of(const json& rec) {
+pricing::LayerProblem layer_problem_of(const json& rec) {
   const json& in = rec.at("inputs");
-  search::LayerProblem p;
+  pricing::LayerProblem p;
   p.layer = golden::parse_layer(in.at("layer"));
   p.batch = in.at("batch_size").get<std::int64_t>();
   p.resource = golden::parse_resource(in.at("resource"));

@@ -24,6 +24,6 @@ GoldenCheck check_golden_record(const nlohmann::json& record, int threads,
                                 const NetworkLoader& load_network);
 
 /// The per-layer search problem of a layer_schedule record.
-search::LayerProblem layer_problem_of(const nlohmann::json& record);
+pricing::LayerProblem layer_problem_of(const nlohmann::json& record);
 
 }  // namespace kapla::cli

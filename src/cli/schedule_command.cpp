@@ -202,7 +202,7 @@ json per(const EnumArray<E, double>& a) {
   return out;
 }
 
-json scheme_json(const search::LayerSchedule& s) {
+json scheme_json(const pricing::LayerSchedule& s) {
   json j = json::object();
   j["cost"] = s.cost;
   j["time"] = number(s.time);
@@ -416,7 +416,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     // lowering is the same for every strategy (it reads only the scheme).
     std::cout << "\ndirectives\n";
     for (std::size_t l : best.order()) {
-      search::LayerProblem p;
+      pricing::LayerProblem p;
       p.layer = net.layer(l);
       p.batch = a.batch;
       p.resource = resource;

@@ -18,7 +18,7 @@ NetworkScheme::NetworkScheme(const model::Network& net, mapping::DataLayout inpu
                "network scheme: one layout per external input");
 }
 
-void NetworkScheme::add(std::size_t layer, std::shared_ptr<const search::LayerSchedule> sched) {
+void NetworkScheme::add(std::size_t layer, std::shared_ptr<const pricing::LayerSchedule> sched) {
   KAPLA_ASSERT(!by_layer_[layer], "network scheme: layer scheduled twice");
   for (const auto& p : net_->prevs(layer)) {
     KAPLA_ASSERT(p.kind != LayerSource::Kind::Layer || by_layer_[p.index],

@@ -22,14 +22,14 @@ class NetworkScheme {
 
   /// Adds a layer's schedule. Its sched_seq[0] must be last_seg_idx() or last_seg_idx() + 1
   /// (a new segment); sched_seq[1..2] place it in the segment for the timing model.
-  void add(std::size_t layer, std::shared_ptr<const search::LayerSchedule> sched);
+  void add(std::size_t layer, std::shared_ptr<const pricing::LayerSchedule> sched);
 
   const model::Network& network() const { return *net_; }
   int last_seg_idx() const { return last_seg_idx_; }
   std::size_t size() const { return order_.size(); }
   /// Scheduled layers in insertion order.
   const std::vector<std::size_t>& order() const { return order_; }
-  const search::LayerSchedule* get(std::size_t layer) const { return by_layer_[layer].get(); }
+  const pricing::LayerSchedule* get(std::size_t layer) const { return by_layer_[layer].get(); }
   const mapping::DataLayout& input_layout() const { return input_layout_; }
   const std::vector<mapping::DataLayout>& ext_layouts() const { return ext_layouts_; }
   /// The layout of a source's data (network input, external input or scheduled layer).
@@ -52,7 +52,7 @@ class NetworkScheme {
   const model::Network* net_;
   mapping::DataLayout input_layout_;
   std::vector<mapping::DataLayout> ext_layouts_;
-  std::vector<std::shared_ptr<const search::LayerSchedule>> by_layer_;
+  std::vector<std::shared_ptr<const pricing::LayerSchedule>> by_layer_;
   std::vector<std::size_t> order_;
   double sum_cost_ = 0;
   double sum_static_cost_ = 0;

@@ -21,7 +21,7 @@ namespace kapla::schedule {
 
 namespace {
 
-using LayerResults = std::vector<std::shared_ptr<const search::LayerSchedule>>;
+using LayerResults = std::vector<std::shared_ptr<const pricing::LayerSchedule>>;
 
 mapping::FmapRange full_range(std::int64_t batch, std::int64_t nofm, PhyDim2 sofm) {
   mapping::FmapRange r;
@@ -70,11 +70,11 @@ class Searcher {
                                           const SegmentLayerConstraint& cstr, int sp, int tm,
                                           const std::optional<mapping::NodeRegion>& fwd_region,
                                           const std::vector<NetworkScheme>& prev);
-  LayerResults search_layer(std::size_t layer, const search::LayerProblem& problem);
+  LayerResults search_layer(std::size_t layer, const pricing::LayerProblem& problem);
   /// Adds one strategy call's statistics to the totals and the network curve.
   void account(std::size_t layer, const search::LayerSearchStats& st);
   /// Runs strategy.prepare_many on the problems (all threads) into the memo.
-  void prepare_all(const std::vector<search::LayerProblem>& problems);
+  void prepare_all(const std::vector<pricing::LayerProblem>& problems);
   /// Polls opts.stop and latches it: once true, every remaining step returns at once.
   bool stop_now();
   const std::function<bool()>* stop_or_null() const { return opts_.stop ? &opts_.stop : nullptr; }
@@ -137,7 +137,7 @@ void Searcher::account(std::size_t layer, const search::LayerSearchStats& st) {
   seconds_ += st.seconds;
 }
 
-void Searcher::prepare_all(const std::vector<search::LayerProblem>& problems) {
+void Searcher::prepare_all(const std::vector<pricing::LayerProblem>& problems) {
   search::SearchContext ctx;
   ctx.num_threads = opts_.num_threads;
   ctx.memo = &memo_;
@@ -146,11 +146,11 @@ void Searcher::prepare_all(const std::vector<search::LayerProblem>& problems) {
   strategy_.prepare_many(problems, ctx);
 }
 
-LayerResults Searcher::search_layer(std::size_t layer, const search::LayerProblem& problem) {
+LayerResults Searcher::search_layer(std::size_t layer, const pricing::LayerProblem& problem) {
   if (stop_now()) return {};
   std::string key;
   if (opts_.cache_layer_searches) {
-    key = search::problem_key(problem, true);
+    key = pricing::problem_key(problem, true);
     if (auto it = cache_.find(key); it != cache_.end()) {
       ++stats_.cache_hits;
       return it->second;
@@ -168,7 +168,7 @@ LayerResults Searcher::search_layer(std::size_t layer, const search::LayerProble
   // A strategy that saw the stop returned early with a partial answer: neither used nor cached.
   if (stop_now()) return {};
   LayerResults out;
-  for (auto& r : found) out.push_back(std::make_shared<const search::LayerSchedule>(std::move(r)));
+  for (auto& r : found) out.push_back(std::make_shared<const pricing::LayerSchedule>(std::move(r)));
   if (opts_.cache_layer_searches) cache_.emplace(std::move(key), out);
   return out;
 }
@@ -178,7 +178,7 @@ std::vector<NetworkScheme> Searcher::layer_search(
     int sp, int tm, const std::optional<mapping::NodeRegion>& fwd_region,
     const std::vector<NetworkScheme>& prev) {
   std::vector<NetworkScheme> out;
-  search::LayerConstraint constraint;
+  pricing::LayerConstraint constraint;
   constraint.topbat = cstr.topbat;
   constraint.topifm = cstr.topifm;
   constraint.topofm = cstr.topofm;
@@ -187,7 +187,7 @@ std::vector<NetworkScheme> Searcher::layer_search(
   bool rule_pending = cstr.topofm_from_layer.has_value();
   for (const auto& p : prev) {
     if (stopped_) break;
-    search::LayerProblem problem;
+    pricing::LayerProblem problem;
     problem.layer = net_.layer(layer);
     problem.batch = batch_;
     problem.resource = resource;
@@ -218,7 +218,7 @@ std::vector<NetworkScheme> Searcher::layer_search(
       if (r->sched_seq == problem.sched_seq) {
         s.add(layer, r);
       } else {
-        auto copy = std::make_shared<search::LayerSchedule>(*r);
+        auto copy = std::make_shared<pricing::LayerSchedule>(*r);
         copy->sched_seq = problem.sched_seq;
         s.add(layer, std::move(copy));
       }
@@ -241,21 +241,22 @@ std::vector<NetworkScheme> Searcher::segment_search(
   // all (constraint, layer) problems in parallel first (not for layers whose constraint
   // depends on an earlier layer's result).
   if (opts_.num_threads > 1 && !use_frontier_ && seg.num_layers() > 1) {
-    std::vector<search::LayerProblem> problems;
+    std::vector<pricing::LayerProblem> problems;
     std::set<std::string> keys;
     for (const auto& c : constraints) {
       for (std::size_t sp = 0; sp < seg.size(); ++sp) {
         for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
           const auto& lc = c.layers[sp][tm];
           if (lc.topofm_from_layer) continue;
-          search::LayerProblem pr;
+          pricing::LayerProblem pr;
           pr.layer = net_.layer(seg.layers()[sp][tm]);
           pr.batch = batch_;
           pr.resource = seg.allocation()[sp][tm];
           pr.constraint = {lc.topbat, lc.topifm, lc.topofm, lc.fbifm, lc.fbofm};
           pr.costs = opts_.costs;
           pr.options = opts_.options;
-          if (keys.insert(search::problem_key(pr, false)).second) problems.push_back(std::move(pr));
+          if (keys.insert(pricing::problem_key(pr, false)).second)
+            problems.push_back(std::move(pr));
         }
       }
     }
@@ -336,17 +337,17 @@ NetworkSearchResult Searcher::run() {
   // front, layers in parallel (one thread each); the beam search then reuses it (no numeric
   // effect: the strategy's search() returns the same with or without it).
   if (opts_.num_threads > 1) {
-    std::vector<search::LayerProblem> problems;
+    std::vector<pricing::LayerProblem> problems;
     std::set<std::string> keys;
     for (const auto& seg : segments) {
       if (seg.num_layers() != 1) continue;
-      search::LayerProblem pr;
+      pricing::LayerProblem pr;
       pr.layer = net_.layer(seg.first_layer());
       pr.batch = batch_;
       pr.resource = seg.allocation()[0][0];
       pr.costs = opts_.costs;
       pr.options = opts_.options;
-      if (keys.insert(search::problem_key(pr, false)).second) problems.push_back(std::move(pr));
+      if (keys.insert(pricing::problem_key(pr, false)).second) problems.push_back(std::move(pr));
     }
     prepare_all(problems);
   }

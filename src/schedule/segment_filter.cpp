@@ -7,16 +7,16 @@ namespace kapla::schedule {
 
 namespace {
 
-search::LayerConstraint layer_constraint(const SegmentLayerConstraint& lc) {
+pricing::LayerConstraint layer_constraint(const SegmentLayerConstraint& lc) {
   // A topofm taken later from another layer's result is unknown here: unconstrained.
   return {lc.topbat, lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm, lc.fbifm, lc.fbofm};
 }
 
 // Layer (sp, tm) of a segment on its allocated resource, without constraint, costs or options.
-search::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::size_t sp,
-                                           std::size_t tm, const model::Network& net,
-                                           std::int64_t batch) {
-  search::LayerProblem p;
+pricing::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::size_t sp,
+                                            std::size_t tm, const model::Network& net,
+                                            std::int64_t batch) {
+  pricing::LayerProblem p;
   p.layer = net.layer(seg.layers()[sp][tm]);
   p.batch = batch;
   p.resource = seg.allocation()[sp][tm];
@@ -32,7 +32,7 @@ SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
   f.constraint = [&strategy, &net, batch](const PipelineSegment& seg, const SegmentConstraint& c) {
     for (std::size_t sp = 0; sp < seg.size(); ++sp) {
       for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-        search::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
+        pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
         p.constraint = layer_constraint(c.layers[sp][tm]);
         if (!strategy.constraint_may_fit(p)) return false;
       }
@@ -51,14 +51,14 @@ search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const mod
   c.last = pos[seg.last_layer()];
   for (std::size_t sp = 0; sp < seg.size(); ++sp) {
     for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-      search::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
+      pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
       p.costs = costs;
       p.options = options;
       c.layers.push_back(std::move(p));
     }
   }
   for (const auto& sc : seg.constraints(options.layer_pipeline_time_ovhd)) {
-    std::vector<search::LayerConstraint> per_layer;
+    std::vector<pricing::LayerConstraint> per_layer;
     for (const auto& row : sc.layers)
       for (const auto& lc : row) per_layer.push_back(layer_constraint(lc));
     c.constraints.push_back(std::move(per_layer));

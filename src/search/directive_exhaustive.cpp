@@ -49,8 +49,8 @@ class CountingOracle final : public directive::LayerOracle {
 
 }  // namespace
 
-std::vector<LayerSchedule> DirectiveExhaustive::search(const LayerProblem& problem,
-                                                       const SearchContext& ctx) const {
+std::vector<pricing::LayerSchedule> DirectiveExhaustive::search(
+    const pricing::LayerProblem& problem, const SearchContext& ctx) const {
   const directive::CostOracle oracle(problem);
   const CountingOracle counting(oracle, ctx);
   const auto start = std::chrono::steady_clock::now();

@@ -11,8 +11,8 @@ class DirectiveExhaustive final : public LayerStrategy {
   std::string_view name() const override { return "directive-exhaustive"; }
   char label() const override { return 'S'; }
   /// The best schedule (one).
-  std::vector<LayerSchedule> search(const LayerProblem& problem,
-                                    const SearchContext& ctx) const override;
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
+                                             const SearchContext& ctx) const override;
 };
 
 }  // namespace kapla::search

@@ -12,7 +12,7 @@
 #include "cost/loop_blocking_search.hpp"
 #include "mapping/gen_partition.hpp"
 #include "mapping/noc_hops.hpp"
-#include "search/fixed_scheme.hpp"
+#include "pricing/fixed_scheme.hpp"
 
 namespace kapla::search {
 
@@ -26,7 +26,7 @@ struct Item {
 // The per-node part of the search (the reference's schedule_search_per_node): partitions, their
 // NLDs and each NLD's loop-blocking tops. Independent of the ifmap layout.
 struct PerNode {
-  std::vector<PartitionSetup> parts;
+  std::vector<pricing::PartitionSetup> parts;
   std::vector<Item> items;
   std::vector<std::vector<cost::LoopBlockingEval>> found;
   // Schemes priced / valid per searched item (zero for shared or skipped items).
@@ -42,11 +42,11 @@ struct PerNode {
 };
 
 // Partitions, NLDs and the search plan (no loop blocking yet).
-std::shared_ptr<PerNode> plan_per_node(const LayerProblem& p) {
+std::shared_ptr<PerNode> plan_per_node(const pricing::LayerProblem& p) {
   const auto& res = p.resource;
   auto out = std::make_shared<PerNode>();
   for (auto& part : mapping::gen_partition(p.layer, p.batch, res.proc_region.dim, p.options, true)) {
-    PartitionSetup w = setup_partition(p, part);
+    pricing::PartitionSetup w = pricing::setup_partition(p, part);
     for (std::size_t n = 0; n < w.map.nlds.size(); ++n) out->items.push_back({out->parts.size(), n});
     out->parts.push_back(std::move(w));
   }
@@ -57,11 +57,11 @@ std::shared_ptr<PerNode> plan_per_node(const LayerProblem& p) {
   out->same_as.resize(out->items.size());
   for (std::size_t i = 0; i < out->items.size(); ++i) {
     const Item& it = out->items[i];
-    const PartitionSetup& w = out->parts[it.part];
+    const pricing::PartitionSetup& w = out->parts[it.part];
     out->same_as[i] = i;
     for (std::size_t u : out->unique) {
       const Item& iu = out->items[u];
-      const PartitionSetup& wu = out->parts[iu.part];
+      const pricing::PartitionSetup& wu = out->parts[iu.part];
       if (wu.map.nlds[iu.nld] == w.map.nlds[it.nld] && (!uses_bufshr || wu.bufshr == w.bufshr)) {
         out->same_as[i] = u;
         break;
@@ -77,7 +77,7 @@ std::shared_ptr<PerNode> plan_per_node(const LayerProblem& p) {
 // Runs the planned loop-blocking searches of several problems as one parallel loop (dynamic
 // schedule over all their work items), so small and large layers balance across threads.
 // Once ctx.stop_requested(), the remaining items are skipped (left empty).
-void run_plans(const std::vector<std::pair<PerNode*, const LayerProblem*>>& plans,
+void run_plans(const std::vector<std::pair<PerNode*, const pricing::LayerProblem*>>& plans,
                const SearchContext& ctx) {
   const int num_threads = ctx.num_threads;
   std::vector<std::pair<std::size_t, std::size_t>> work;  // (plan, item)
@@ -92,9 +92,9 @@ void run_plans(const std::vector<std::pair<PerNode*, const LayerProblem*>>& plan
     if (ctx.stop_requested()) continue;
     const auto [k, i] = work[static_cast<std::size_t>(w)];
     PerNode& pn = *plans[k].first;
-    const LayerProblem& p = *plans[k].second;
+    const pricing::LayerProblem& p = *plans[k].second;
     const Item& it = pn.items[i];
-    const PartitionSetup& pw = pn.parts[it.part];
+    const pricing::PartitionSetup& pw = pn.parts[it.part];
     pn.found[i] = cost::search_loop_blocking(pw.map.nlds[it.nld], p.resource, pw.bufshr,
                                              p.constraint.top_blocking(), p.options, p.costs,
                                              &pn.counts[i]);
@@ -118,10 +118,12 @@ void report_counts(const PerNode& pn, LayerSearchStats& out) {
   }
 }
 
-std::string memo_key(const LayerProblem& p) { return "exhaustive/per-node|" + problem_key(p, false); }
+std::string memo_key(const pricing::LayerProblem& p) {
+  return "exhaustive/per-node|" + problem_key(p, false);
+}
 
 // The per-node result, from the memo when there is one.
-std::shared_ptr<const PerNode> per_node(const LayerProblem& p, const SearchContext& ctx) {
+std::shared_ptr<const PerNode> per_node(const pricing::LayerProblem& p, const SearchContext& ctx) {
   std::string key;
   if (ctx.memo) {
     key = memo_key(p);
@@ -135,11 +137,11 @@ std::shared_ptr<const PerNode> per_node(const LayerProblem& p, const SearchConte
 
 }  // namespace
 
-void ExhaustiveStrategy::prepare_many(const std::vector<LayerProblem>& problems,
+void ExhaustiveStrategy::prepare_many(const std::vector<pricing::LayerProblem>& problems,
                                       const SearchContext& ctx) const {
   if (!ctx.memo) return;
   std::vector<std::shared_ptr<PerNode>> owned;
-  std::vector<std::pair<PerNode*, const LayerProblem*>> plans;
+  std::vector<std::pair<PerNode*, const pricing::LayerProblem*>> plans;
   std::vector<std::string> keys;
   for (const auto& p : problems) {
     auto key = memo_key(p);
@@ -153,12 +155,12 @@ void ExhaustiveStrategy::prepare_many(const std::vector<LayerProblem>& problems,
   for (std::size_t k = 0; k < owned.size(); ++k) ctx.memo->put(keys[k], owned[k]);
 }
 
-void ExhaustiveStrategy::prepare(const LayerProblem& p, const SearchContext& ctx) const {
+void ExhaustiveStrategy::prepare(const pricing::LayerProblem& p, const SearchContext& ctx) const {
   if (ctx.memo) per_node(p, ctx);
 }
 
-std::vector<LayerSchedule> ExhaustiveStrategy::search(const LayerProblem& p,
-                                                      const SearchContext& ctx) const {
+std::vector<pricing::LayerSchedule> ExhaustiveStrategy::search(const pricing::LayerProblem& p,
+                                                               const SearchContext& ctx) const {
   // Filters are fetched from every distinct memory node (§11.20).
   const auto filter_nodes = mapping::filter_nodes(p.resource.dram_region);
 
@@ -171,7 +173,7 @@ std::vector<LayerSchedule> ExhaustiveStrategy::search(const LayerProblem& p,
 
   // Merge in generation order: per partition its NLDs' schemes, then the partition's layout
   // and unit hops (computed only for partitions with a valid scheme, as the reference).
-  std::vector<LayerSchedule> tops;
+  std::vector<pricing::LayerSchedule> tops;
   std::size_t i = 0;
   for (std::size_t pi = 0; pi < parts.size(); ++pi) {
     const std::size_t beg = i;
@@ -180,16 +182,19 @@ std::vector<LayerSchedule> ExhaustiveStrategy::search(const LayerProblem& p,
     for (std::size_t k = beg; k < i; ++k) any = any || !found[k].empty();
     if (!any) continue;
     const auto& part = parts[pi].part;
-    const auto placement = place_partition(p, part, filter_nodes);
+    const auto placement = pricing::place_partition(p, part, filter_nodes);
     for (std::size_t k = beg; k < i; ++k) {
       for (const auto& lbs : found[k]) {
-        tops.push_back(schedule_of(p, part, static_cast<int>(items[k].nld), lbs, placement));
+        tops.push_back(
+            pricing::schedule_of(p, part, static_cast<int>(items[k].nld), lbs, placement));
       }
     }
   }
   const auto goal = p.options.opt_goal;
   std::stable_sort(tops.begin(), tops.end(),
-                   [goal](const LayerSchedule& a, const LayerSchedule& b) { return goal_less(a, b, goal); });
+                   [goal](const pricing::LayerSchedule& a, const pricing::LayerSchedule& b) {
+                     return goal_less(a, b, goal);
+                   });
   if (tops.size() > static_cast<std::size_t>(p.options.ntops)) {
     tops.erase(tops.begin() + p.options.ntops, tops.end());
   }

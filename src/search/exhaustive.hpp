@@ -13,12 +13,12 @@ class ExhaustiveStrategy final : public LayerStrategy {
  public:
   std::string_view name() const override { return "exhaustive"; }
   char label() const override { return 'B'; }
-  std::vector<LayerSchedule> search(const LayerProblem& problem,
-                                    const SearchContext& ctx) const override;
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
+                                             const SearchContext& ctx) const override;
   /// Runs the per-node part (partitions x NLDs x loop blocking) into ctx.memo.
-  void prepare(const LayerProblem& problem, const SearchContext& ctx) const override;
+  void prepare(const pricing::LayerProblem& problem, const SearchContext& ctx) const override;
   /// All problems' per-node work items as one parallel loop.
-  void prepare_many(const std::vector<LayerProblem>& problems,
+  void prepare_many(const std::vector<pricing::LayerProblem>& problems,
                     const SearchContext& ctx) const override;
 };
 

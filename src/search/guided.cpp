@@ -375,7 +375,7 @@ SamplingResult guided_search(const SchemeSpace& space, const SchemeEvaluator& ev
 
 Guided::Guided(GuidedOptions opts) : opts_(opts) { validate(opts_); }
 
-SamplingResult Guided::run(const LayerProblem& problem, const SearchContext& ctx) const {
+SamplingResult Guided::run(const pricing::LayerProblem& problem, const SearchContext& ctx) const {
   const auto space = SchemeSpace::of_problem(problem);
   SchemeEvaluator evaluate = cost_model_evaluator(problem, space);
   if (ctx.stop != nullptr) {
@@ -390,8 +390,8 @@ SamplingResult Guided::run(const LayerProblem& problem, const SearchContext& ctx
                        seed, ctx.num_threads);
 }
 
-std::vector<LayerSchedule> Guided::search(const LayerProblem& problem,
-                                          const SearchContext& ctx) const {
+std::vector<pricing::LayerSchedule> Guided::search(const pricing::LayerProblem& problem,
+                                                   const SearchContext& ctx) const {
   return report_best(run(problem, ctx), ctx);
 }
 

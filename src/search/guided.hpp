@@ -83,10 +83,10 @@ class Guided final : public LayerStrategy {
   explicit Guided(GuidedOptions opts = {});
   std::string_view name() const override { return "guided"; }
   char label() const override { return 'M'; }
-  std::vector<LayerSchedule> search(const LayerProblem& problem,
-                                    const SearchContext& ctx) const override;
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
+                                             const SearchContext& ctx) const override;
   /// search() with the anytime curve and statistics.
-  SamplingResult run(const LayerProblem& problem, const SearchContext& ctx) const;
+  SamplingResult run(const pricing::LayerProblem& problem, const SearchContext& ctx) const;
   const GuidedOptions& options() const { return opts_; }
 
  private:

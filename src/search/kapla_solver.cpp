@@ -14,8 +14,8 @@
 
 namespace kapla::search {
 
-std::vector<LayerSchedule> KaplaSolver::search(const LayerProblem& problem,
-                                               const SearchContext& ctx) const {
+std::vector<pricing::LayerSchedule> KaplaSolver::search(const pricing::LayerProblem& problem,
+                                                        const SearchContext& ctx) const {
   const directive::CostOracle oracle(problem);
   const auto start = std::chrono::steady_clock::now();
   const auto sol = directive::solve_layer(oracle, {problem.options.opt_goal, ctx.num_threads,
@@ -33,8 +33,8 @@ std::vector<LayerSchedule> KaplaSolver::search(const LayerProblem& problem,
   if (!sched) return {};
   // ntops > 1: the next best distinct schedules (schemes that differ only in the order of
   // unit loops are one schedule, as B's loop-order generator skips such orders).
-  std::vector<LayerSchedule> out{*sched};
-  auto same = [](const LayerSchedule& a, const LayerSchedule& b) {
+  std::vector<pricing::LayerSchedule> out{*sched};
+  auto same = [](const pricing::LayerSchedule& a, const pricing::LayerSchedule& b) {
     return a.part == b.part && a.nld_index == b.nld_index && a.tvals == b.tvals && a.orders == b.orders;
   };
   for (const auto& c : sol.runners_up) {
@@ -46,7 +46,7 @@ std::vector<LayerSchedule> KaplaSolver::search(const LayerProblem& problem,
   return out;
 }
 
-bool KaplaSolver::constraint_may_fit(const LayerProblem& problem) const {
+bool KaplaSolver::constraint_may_fit(const pricing::LayerProblem& problem) const {
   const auto& c = problem.constraint;
   if (c.topbat == 0) return true;  // only pipelined constraints are checked (§4.2)
   const auto& r = problem.resource;
@@ -71,7 +71,8 @@ std::vector<bool> KaplaSolver::select_segments(const std::vector<SegmentCandidat
   return directive::choose_segments(segments, num_layers, eo);
 }
 
-directive::DirectiveSchedule directives_of(const LayerProblem& problem, const LayerSchedule& s,
+directive::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
+                                           const pricing::LayerSchedule& s,
                                            std::string layer_name) {
   const directive::CostOracle oracle(problem);
   directive::CanonicalScheme c;

@@ -38,12 +38,12 @@ class KaplaSolver final : public LayerStrategy {
   std::string_view name() const override { return "kapla"; }
   char label() const override { return 'K'; }
   /// The best schedule K found, then (ntops > 1) the next best distinct ones it priced.
-  std::vector<LayerSchedule> search(const LayerProblem& problem,
-                                    const SearchContext& ctx) const override;
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
+                                             const SearchContext& ctx) const override;
   bool prunes_constraints() const override { return opts_.inter_layer_pruning; }
   /// The §4.2 occupancy check (directive::occupancy_may_fit) for pipelined constraints
   /// (topbat > 0; the reference checks only those); true otherwise.
-  bool constraint_may_fit(const LayerProblem& problem) const override;
+  bool constraint_may_fit(const pricing::LayerProblem& problem) const override;
   /// directive::choose_segments with the §4.3 estimate when options().segment_selection.
   std::vector<bool> select_segments(const std::vector<SegmentCandidate>& segments,
                                     std::size_t num_layers) const override;
@@ -56,7 +56,7 @@ class KaplaSolver final : public LayerStrategy {
 
 /// The directives of a scheduled layer, for `kapla schedule --show-directives`: the canonical
 /// scheme (partition, nested loop, blocking) written as tensor/stack/update per level.
-directive::DirectiveSchedule directives_of(const LayerProblem& problem, const LayerSchedule& s,
-                                           std::string layer_name);
+directive::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
+                                           const pricing::LayerSchedule& s, std::string layer_name);
 
 }  // namespace kapla::search

@@ -108,14 +108,15 @@ void record_stats(const SamplingResult& r, LayerSearchStats& out) {
   out.curve = r.curve;
 }
 
-std::vector<LayerSchedule> report_best(SamplingResult r, const SearchContext& ctx) {
+std::vector<pricing::LayerSchedule> report_best(SamplingResult r, const SearchContext& ctx) {
   if (ctx.stats != nullptr) record_stats(r, *ctx.stats);
   return std::move(r.best);
 }
 
 RandomSampling::RandomSampling(RandomSamplingOptions opts) : opts_(opts) { validate(opts_); }
 
-SamplingResult RandomSampling::run(const LayerProblem& problem, const SearchContext& ctx) const {
+SamplingResult RandomSampling::run(const pricing::LayerProblem& problem,
+                                   const SearchContext& ctx) const {
   const auto space = SchemeSpace::of_problem(problem);
   SchemeEvaluator evaluate = cost_model_evaluator(problem, space);
   if (ctx.stop != nullptr) {
@@ -130,8 +131,8 @@ SamplingResult RandomSampling::run(const LayerProblem& problem, const SearchCont
                          seed, ctx.num_threads);
 }
 
-std::vector<LayerSchedule> RandomSampling::search(const LayerProblem& problem,
-                                                  const SearchContext& ctx) const {
+std::vector<pricing::LayerSchedule> RandomSampling::search(const pricing::LayerProblem& problem,
+                                                           const SearchContext& ctx) const {
   return report_best(run(problem, ctx), ctx);
 }
 

@@ -53,7 +53,7 @@ struct SamplingStats {
 /// The result of a sampling search: the best schedules (best first, at most ntops, distinct
 /// points), their points, the anytime curve and the statistics.
 struct SamplingResult {
-  std::vector<LayerSchedule> best;
+  std::vector<pricing::LayerSchedule> best;
   std::vector<SchemePoint> best_points;
   AnytimeCurve curve;
   SamplingStats stats;
@@ -63,7 +63,7 @@ struct SamplingResult {
 void record_stats(const SamplingResult& r, LayerSearchStats& out);
 /// What R and M report through the strategy interface: the best schedules, after recording the
 /// run's counts and curve in ctx.stats (when the caller asked for them).
-std::vector<LayerSchedule> report_best(SamplingResult r, const SearchContext& ctx);
+std::vector<pricing::LayerSchedule> report_best(SamplingResult r, const SearchContext& ctx);
 
 /// R over any space and evaluator (tests use toy evaluators). Sample i is drawn from its own
 /// stream Rng(mix_seed(layer_seed, i)) and the batch is reduced in sample order, so the
@@ -77,10 +77,10 @@ class RandomSampling final : public LayerStrategy {
   explicit RandomSampling(RandomSamplingOptions opts = {});
   std::string_view name() const override { return "random"; }
   char label() const override { return 'R'; }
-  std::vector<LayerSchedule> search(const LayerProblem& problem,
-                                    const SearchContext& ctx) const override;
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
+                                             const SearchContext& ctx) const override;
   /// search() with the anytime curve and statistics.
-  SamplingResult run(const LayerProblem& problem, const SearchContext& ctx) const;
+  SamplingResult run(const pricing::LayerProblem& problem, const SearchContext& ctx) const;
   const RandomSamplingOptions& options() const { return opts_; }
 
  private:

@@ -10,7 +10,7 @@
 #include "core/errors.hpp"
 #include "core/math.hpp"
 #include "mapping/gen_partition.hpp"
-#include "search/fixed_scheme.hpp"
+#include "pricing/fixed_scheme.hpp"
 
 namespace kapla::search {
 
@@ -27,7 +27,7 @@ constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (
 
 }  // namespace
 
-std::uint64_t problem_key(const LayerProblem& p) {
+std::uint64_t problem_key(const pricing::LayerProblem& p) {
   const auto& l = p.layer;
   std::uint64_t h = 0x6B61706C61ULL;  // "kapla"
   h = hash_in(h, static_cast<std::int64_t>(l.type));
@@ -119,14 +119,14 @@ SchemeSpace::SchemeSpace(SpaceShape shape, PerLoopDim<std::int64_t> top)
   build();
 }
 
-SchemeSpace SchemeSpace::of_problem(const LayerProblem& problem) {
+SchemeSpace SchemeSpace::of_problem(const pricing::LayerProblem& problem) {
   const auto& res = problem.resource;
   const auto parts = mapping::gen_partition(problem.layer, problem.batch, res.proc_region.dim,
                                             problem.options, /*guaranteed=*/true);
   SpaceShape shape;
   std::vector<std::vector<cost::NestedLoopDesc>> nlds;
   for (const auto& part : parts) {
-    auto setup = setup_partition(problem, part);
+    auto setup = pricing::setup_partition(problem, part);
     std::vector<PerLoopDim<std::int64_t>> counts;
     counts.reserve(setup.map.nlds.size());
     for (const auto& n : setup.map.nlds) counts.push_back(n.loopcnt);
@@ -378,24 +378,25 @@ SchemePoint SchemeSpace::neighbour(const SchemePoint& p, Rng& rng,
   return p;
 }
 
-double goal_scalar(const LayerSchedule& s, model::Goal goal) {
+double goal_scalar(const pricing::LayerSchedule& s, model::Goal goal) {
   return model::goal_scalar(s.cost, s.time, goal);
 }
 
-SchemeEvaluator cost_model_evaluator(const LayerProblem& problem, const SchemeSpace& space) {
+SchemeEvaluator cost_model_evaluator(const pricing::LayerProblem& problem,
+                                     const SchemeSpace& space) {
   KAPLA_ASSERT(space.has_nlds(), "cost_model_evaluator: space was not built from a problem");
   // B's pricing of one fixed scheme (nn_dataflow Scheduling: loop blocking -> _get_result).
-  return [eval = FixedSchemeEvaluator(problem, space.partitions())](const SchemePoint& pt) {
-    return eval.evaluate(static_cast<std::size_t>(pt.part_index),
-                         FixedScheme{pt.nld_index, {pt.bl_ts, pt.bl_ords}});
-  };
+  return
+      [eval = pricing::FixedSchemeEvaluator(problem, space.partitions())](const SchemePoint& pt) {
+        return eval.evaluate(static_cast<std::size_t>(pt.part_index),
+                             pricing::FixedScheme{pt.nld_index, {pt.bl_ts, pt.bl_ords}});
+      };
 }
 
-std::vector<std::optional<LayerSchedule>> evaluate_batch(const std::vector<SchemePoint>& points,
-                                                         const SchemeEvaluator& evaluate,
-                                                         int num_threads) {
+std::vector<std::optional<pricing::LayerSchedule>> evaluate_batch(
+    const std::vector<SchemePoint>& points, const SchemeEvaluator& evaluate, int num_threads) {
   const auto n = static_cast<std::int64_t>(points.size());
-  std::vector<std::optional<LayerSchedule>> out(points.size());
+  std::vector<std::optional<pricing::LayerSchedule>> out(points.size());
   std::exception_ptr error;
 #pragma omp parallel for schedule(dynamic) num_threads(num_threads < 1 ? 1 : num_threads) \
     if (num_threads > 1 && n > 1)
@@ -411,7 +412,7 @@ std::vector<std::optional<LayerSchedule>> evaluate_batch(const std::vector<Schem
   return out;
 }
 
-bool TopSchedules::offer(const SchemePoint& p, const LayerSchedule& s) {
+bool TopSchedules::offer(const SchemePoint& p, const pricing::LayerSchedule& s) {
   for (const auto& it : items_)
     if (it.first == p) return false;  // already kept (a revisit prices the same)
   auto pos = items_.begin();
@@ -423,8 +424,8 @@ bool TopSchedules::offer(const SchemePoint& p, const LayerSchedule& s) {
   return is_best;
 }
 
-std::vector<LayerSchedule> TopSchedules::schedules() const {
-  std::vector<LayerSchedule> out;
+std::vector<pricing::LayerSchedule> TopSchedules::schedules() const {
+  std::vector<pricing::LayerSchedule> out;
   for (const auto& it : items_) out.push_back(it.second);
   return out;
 }

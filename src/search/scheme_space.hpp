@@ -2,9 +2,9 @@
 // (NLD) x 3-level blocking factors per loop x loop-order pair, the space strategy B enumerates
 // (nn_dataflow-spec.md §7.1, §8.2, §9.2), with uniform sampling and neighbour moves for the
 // sampling strategies R (random_sampling.hpp) and M (guided.hpp). The space is built from the
-// shared enumerators (mapping::gen_partition, the array mapping's NLDs via setup_partition,
-// kapla::factorize); this file only indexes and walks it. Seeds and the portable RNG used by R
-// and M live here too.
+// shared enumerators (mapping::gen_partition, the array mapping's NLDs via
+// pricing::setup_partition, kapla::factorize); this file only indexes and walks it. Seeds and the
+// portable RNG used by R and M live here too.
 #pragma once
 
 #include <array>
@@ -40,7 +40,7 @@ constexpr std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
 /// A stable 64-bit key of a layer problem's content (layer, batch, processing region,
 /// constraint, source/destination kinds); used as the "layer index" when mixing seeds, so
 /// the same problem gets the same random stream whatever order the network search visits it.
-std::uint64_t problem_key(const LayerProblem& problem);
+std::uint64_t problem_key(const pricing::LayerProblem& problem);
 
 /// xoshiro256** (Blackman, Vigna 2018) with portable integer and real draws: results do not
 /// depend on the standard library's distributions.
@@ -95,7 +95,7 @@ class SchemeSpace {
 
   /// The space strategy B searches for `problem` (gen_partition x the array mapping's NLDs x
   /// factorize x 36 order pairs), with the NLDs and partitions kept for evaluation.
-  static SchemeSpace of_problem(const LayerProblem& problem);
+  static SchemeSpace of_problem(const pricing::LayerProblem& problem);
 
   /// Number of points (every combination; 0 if nothing can be built).
   std::uint64_t size() const { return size_; }
@@ -157,21 +157,21 @@ class SchemeSpace {
 
 /// Prices one point with the one cost model: the layer schedule, or nullopt if the scheme is
 /// invalid (capacity, constraint, on-chip spilling). Must be thread-safe (called from OpenMP).
-using SchemeEvaluator = std::function<std::optional<LayerSchedule>(const SchemePoint&)>;
+using SchemeEvaluator = std::function<std::optional<pricing::LayerSchedule>(const SchemePoint&)>;
 
 /// The scalar the explorers anneal: e -> cost, d -> time, ed -> cost * time.
-double goal_scalar(const LayerSchedule& s, model::Goal goal);
+double goal_scalar(const pricing::LayerSchedule& s, model::Goal goal);
 
 /// The one cost model's evaluator for a space built by SchemeSpace::of_problem(problem)
 /// (B's pricing of a fixed scheme: loop blocking + NoC hops + the layer's cost parts). The
 /// space must outlive the evaluator.
-SchemeEvaluator cost_model_evaluator(const LayerProblem& problem, const SchemeSpace& space);
+SchemeEvaluator cost_model_evaluator(const pricing::LayerProblem& problem,
+                                     const SchemeSpace& space);
 
 /// evaluate(points[i]) for every i, with up to num_threads OpenMP threads; out[i] belongs to
 /// points[i] whatever the threads do. An exception from any evaluation is rethrown.
-std::vector<std::optional<LayerSchedule>> evaluate_batch(const std::vector<SchemePoint>& points,
-                                                         const SchemeEvaluator& evaluate,
-                                                         int num_threads);
+std::vector<std::optional<pricing::LayerSchedule>> evaluate_batch(
+    const std::vector<SchemePoint>& points, const SchemeEvaluator& evaluate, int num_threads);
 
 /// The best `k` distinct points seen so far, best first by goal_less; on equal keys the point
 /// offered first stays ahead (B's first-generated tie-break).
@@ -179,16 +179,16 @@ class TopSchedules {
  public:
   TopSchedules(int k, model::Goal goal) : k_(k < 1 ? 1 : k), goal_(goal) {}
   /// Offers a valid schedule; true if it became the new best.
-  bool offer(const SchemePoint& p, const LayerSchedule& s);
+  bool offer(const SchemePoint& p, const pricing::LayerSchedule& s);
   bool empty() const { return items_.empty(); }
-  const LayerSchedule& best() const { return items_.front().second; }
-  std::vector<LayerSchedule> schedules() const;
+  const pricing::LayerSchedule& best() const { return items_.front().second; }
+  std::vector<pricing::LayerSchedule> schedules() const;
   std::vector<SchemePoint> points() const;
 
  private:
   int k_;
   model::Goal goal_;
-  std::vector<std::pair<SchemePoint, LayerSchedule>> items_;
+  std::vector<std::pair<SchemePoint, pricing::LayerSchedule>> items_;
 };
 
 }  // namespace kapla::search

@@ -11,99 +11,15 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
-#include "core/enum_array.hpp"
+#include "pricing/layer_problem.hpp"
+#include "pricing/layer_schedule.hpp"
 #include "search/anytime_curve.hpp"
-#include "cost/loop_blocking.hpp"
-#include "cost/loop_blocking_search.hpp"
-#include "mapping/data_layout.hpp"
-#include "mapping/partition_scheme.hpp"
-#include "mapping/resource.hpp"
-#include "model/hardware.hpp"
-#include "model/layer.hpp"
-#include "model/options.hpp"
 
 namespace kapla::search {
-
-/// Constraint on the top-level (DRAM-level) blocking of a layer (nn_dataflow
-/// SchedulingConstraintLayerPipeline after its lazy rules are applied); 0 = unconstrained.
-/// fbifm/fbofm (fully buffered fmaps) imply topifm/topofm == 1. Spec: nn_dataflow-spec.md §9.3.
-struct LayerConstraint {
-  std::int64_t topbat = 0;
-  std::int64_t topifm = 0;
-  std::int64_t topofm = 0;
-  bool fbifm = false;
-  bool fbofm = false;
-  /// The factors the loop-blocking search enforces (fbifm/fbofm folded in).
-  cost::TopBlockingConstraint top_blocking() const {
-    return {topbat, fbifm ? 1 : topifm, fbofm ? 1 : topofm};
-  }
-  /// nn_dataflow is_valid_top_bl (cost::TopBlockingConstraint's rule on top_blocking()).
-  bool is_valid_top_bl(const PerLoopDim<std::int64_t>& top_t, const PerLoopDim<int>& top_ord) const {
-    return top_blocking().is_valid_top_bl(top_t, top_ord);
-  }
-  friend bool operator==(const LayerConstraint&, const LayerConstraint&) = default;
-};
-
-/// Everything one per-layer search needs (nn_dataflow Scheduling + SchedulingCondition).
-struct LayerProblem {
-  model::Layer layer;
-  std::int64_t batch = 1;
-  mapping::Resource resource;
-  LayerConstraint constraint;
-  mapping::DataLayout ifmap_layout;
-  /// (segment, spatial, temporal) index; copied into results only.
-  std::array<int, 3> sched_seq{0, 0, 0};
-  model::UnitCosts costs;
-  model::SearchOptions options;
-};
-
-/// One scheduled layer (nn_dataflow SchedulingResult): the figures the network search and
-/// the reports need, the chosen scheme, and where the ofmaps end up.
-struct LayerSchedule {
-  // Cost parts (§3.2) and time (§3.3).
-  double cost = 0;
-  double cost_op = 0;
-  double cost_access = 0;
-  double cost_noc = 0;
-  double cost_static = 0;
-  double time = 0;
-  double proc_time = 0;
-  double bus_time = 0;
-  double dram_time = 0;
-  double ops = 0;
-  std::int64_t num_nodes = 0;
-  std::array<bool, 2> is_dram{true, true};  // ifmaps from / ofmaps to DRAM
-  PerMemLevel<PerDataCategory<double>> access{};
-  PerDataCategory<double> remote_gbuf_access{};
-  PerDataCategory<double> total_nhops{};
-  PerDataCategory<double> mem_nhops{};
-  PerDataCategory<double> node_nhops{};
-  PerDataCategory<double> unit_nhops{};
-  std::array<PerDataCategory<double>, 2> fetch{};
-  // The scheme.
-  mapping::PartitionScheme part;
-  int nld_index = 0;
-  std::array<PerLoopDim<std::int64_t>, 3> tvals{};  // blocking factors per level
-  std::array<PerLoopDim<int>, 2> orders{};          // loop orders (final), 0 = innermost
-  // Placement.
-  mapping::DataLayout ofmap_layout;
-  std::array<int, 3> sched_seq{0, 0, 0};
-  /// The evaluated loop-blocking scheme behind these figures (sizes, unit counts, buffer
-  /// sharing), when the strategy has one.
-  std::shared_ptr<const cost::LoopBlockingEval> detail;
-
-  double node_time() const { return proc_time > bus_time ? proc_time : bus_time; }
-  /// Σ_d access[m][d], with the remote GBUF accesses added to GBUF.
-  PerMemLevel<double> total_accesses() const;
-  double total_noc_hops() const;
-};
-
-/// Comparison key of the goal (§3.5): e (cost, time), d (time, cost), ed cost*time.
-bool goal_less(const LayerSchedule& a, const LayerSchedule& b, model::Goal goal);
 
 /// A caller-owned memo that strategies may use to share intermediate results between calls
 /// whose problems differ only in what the intermediate does not depend on (e.g. B's per-node
@@ -145,20 +61,16 @@ struct SearchContext {
   bool stop_requested() const { return stop != nullptr && (*stop)(); }
 };
 
-/// A canonical text key of a problem: every input, except the ifmap layout unless
-/// `with_layout`, and never sched_seq (copied into results only).
-std::string problem_key(const LayerProblem& p, bool with_layout);
-
 /// One pipelining segment offered to LayerStrategy::select_segments, on plain values (search
 /// does not know schedule::PipelineSegment). Layers in the segment's (spatial, temporal) order.
 struct SegmentCandidate {
   std::size_t first = 0;  // positions of its first and last layer in the scheduling order
   std::size_t last = 0;
   /// Each layer on its allocated resource (batch, costs, options set; constraint unset).
-  std::vector<LayerProblem> layers;
-  /// The segment's constraints in generation order, one LayerConstraint per layer (a topofm
-  /// taken lazily from another layer's result is 0 = unconstrained).
-  std::vector<std::vector<LayerConstraint>> constraints;
+  std::vector<pricing::LayerProblem> layers;
+  /// The segment's constraints in generation order, one pricing::LayerConstraint per layer (a
+  /// topofm taken lazily from another layer's result is 0 = unconstrained).
+  std::vector<std::vector<pricing::LayerConstraint>> constraints;
   bool single_layer() const { return layers.size() == 1; }
 };
 
@@ -171,15 +83,16 @@ class LayerStrategy {
   virtual char label() const = 0;
   /// The best options.ntops schedules, best first (fewer if fewer are valid; empty = nothing
   /// fits). Deterministic whatever ctx.num_threads is.
-  virtual std::vector<LayerSchedule> search(const LayerProblem& problem,
-                                            const SearchContext& ctx) const = 0;
+  virtual std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
+                                                     const SearchContext& ctx) const = 0;
   /// Optional: precompute into ctx.memo what search() will need for this problem and does
   /// not depend on its ifmap layout, so callers can prepare many layers in parallel. The
   /// default does nothing. Must not change what search() returns.
-  virtual void prepare(const LayerProblem& /*problem*/, const SearchContext& /*ctx*/) const {}
+  virtual void prepare(const pricing::LayerProblem& /*problem*/,
+                       const SearchContext& /*ctx*/) const {}
   /// prepare() for many problems, using ctx.num_threads across all of them. The default
   /// prepares them one after another.
-  virtual void prepare_many(const std::vector<LayerProblem>& problems,
+  virtual void prepare_many(const std::vector<pricing::LayerProblem>& problems,
                             const SearchContext& ctx) const {
     for (const auto& p : problems) prepare(p, ctx);
   }
@@ -188,7 +101,7 @@ class LayerStrategy {
   virtual bool prunes_constraints() const { return false; }
   /// Conservative: false only if problem.layer certainly cannot fit on problem.resource under
   /// problem.constraint (so search() would find nothing). Ignores the ifmap layout. Default true.
-  virtual bool constraint_may_fit(const LayerProblem& /*problem*/) const { return true; }
+  virtual bool constraint_may_fit(const pricing::LayerProblem& /*problem*/) const { return true; }
   /// Optional segment selection (K: kapla-spec.md §4.3): a keep-flag per segment of a network
   /// whose scheduling order has `num_layers` layers. Must keep enough segments to cover the
   /// network (K keeps every single-layer one) and be deterministic. Default: keep all.

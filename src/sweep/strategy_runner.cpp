@@ -42,7 +42,7 @@ std::string partition_text(const mapping::PartitionScheme& p) {
 }
 
 // Blocking factors per level, "IFM,OFM,BAT" per level separated by '/': e.g. "4,2,1/1,8,4/2,1,2".
-std::string blocking_text(const search::LayerSchedule& s) {
+std::string blocking_text(const pricing::LayerSchedule& s) {
   std::ostringstream os;
   for (std::size_t level = 0; level < s.tvals.size(); ++level) {
     if (level) os << '/';
@@ -56,7 +56,7 @@ std::string blocking_text(const search::LayerSchedule& s) {
 }
 
 // Loop orders per blocking level (GBUF, REGF): loop names from outer to inner.
-std::string orders_text(const search::LayerSchedule& s) {
+std::string orders_text(const pricing::LayerSchedule& s) {
   std::ostringstream os;
   for (std::size_t level = 0; level < s.orders.size(); ++level) {
     if (level) os << '/';

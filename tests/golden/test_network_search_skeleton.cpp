@@ -17,11 +17,11 @@ class FakeStrategy final : public search::LayerStrategy {
  public:
   std::string_view name() const override { return "fake"; }
   char label() const override { return 'F'; }
-  std::vector<search::LayerSchedule> search(const search::LayerProblem& p,
-                                            const search::SearchContext&) const override {
-    std::vector<search::LayerSchedule> out;
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& p,
+                                             const search::SearchContext&) const override {
+    std::vector<pricing::LayerSchedule> out;
     for (int k = 0; k < std::min(2, p.options.ntops); ++k) {
-      search::LayerSchedule s;
+      pricing::LayerSchedule s;
       const double ops = static_cast<double>(p.layer.total_ops(p.batch));
       s.ops = ops;
       s.cost = ops * (1 + 0.1 * k) + static_cast<double>(p.ifmap_layout.frngs.size());

@@ -26,7 +26,7 @@ NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer)
   return n;
 }
 
-CostOracle::CostOracle(const LayerProblem& problem) : eval_(problem) {
+CostOracle::CostOracle(const pricing::LayerProblem& problem) : eval_(problem) {
   const auto& parts = eval_.partitions();
   index_.reserve(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i) index_.emplace(key_of(parts[i]), i);  // first wins
@@ -58,13 +58,14 @@ PerLoopDim<std::int64_t> CostOracle::top_constraint() const {
 
 cost::MapResult CostOracle::map(const mapping::PartitionScheme& part) const {
   if (const auto i = index_of(part)) return eval_.setup(*i).map;
-  return setup_partition(eval_.problem(), part).map;
+  return pricing::setup_partition(eval_.problem(), part).map;
 }
 
 std::vector<NodeNest> CostOracle::nests(const mapping::PartitionScheme& part) const {
   const auto i = index_of(part);
-  const PartitionSetup fresh = i ? PartitionSetup{} : setup_partition(eval_.problem(), part);
-  const PartitionSetup& s = i ? eval_.setup(*i) : fresh;
+  const pricing::PartitionSetup fresh =
+      i ? pricing::PartitionSetup{} : pricing::setup_partition(eval_.problem(), part);
+  const pricing::PartitionSetup& s = i ? eval_.setup(*i) : fresh;
   std::vector<NodeNest> out;
   out.reserve(s.map.nlds.size());
   for (std::size_t i = 0; i < s.map.nlds.size(); ++i) {
@@ -89,10 +90,11 @@ Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_i
   return c;
 }
 
-std::optional<LayerSchedule> CostOracle::schedule(const CanonicalScheme& s) const {
+std::optional<pricing::LayerSchedule> CostOracle::schedule(const CanonicalScheme& s) const {
   const auto i = index_of(s.part);
   KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
-  return eval_.evaluate(*i, FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
+  return eval_.evaluate(*i,
+                        pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
 }
 
 std::optional<Score> CostOracle::evaluate(const CanonicalScheme& s) const {
@@ -104,8 +106,9 @@ std::optional<Score> CostOracle::evaluate(const CanonicalScheme& s) const {
 std::optional<Score> CostOracle::evaluate_on_chip(const CanonicalScheme& s) const {
   const auto i = index_of(s.part);
   KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
-  const auto ev = evaluate_blocking(eval_.problem(), eval_.setup(*i),
-                                    FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
+  const auto ev = pricing::evaluate_blocking(
+      eval_.problem(), eval_.setup(*i),
+      pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
   if (!ev) return std::nullopt;
   const auto lc = cost::layer_cost(*ev, PerDataCategory<double>{}, eval_.problem().costs);
   return Score{lc.cost, lc.time};

@@ -1,7 +1,7 @@
 // The layer oracle over the one cost model (layer_oracle.hpp): B's partition generator, the
 // Eyeriss map strategy, the loop-blocking evaluation and the layer result, for one
-// LayerProblem, all through the one fixed-scheme evaluator (search/fixed_scheme.hpp), which
-// computes what depends only on the partition once per partition of B's list, on first use.
+// pricing::LayerProblem, all through the one fixed-scheme evaluator (pricing/fixed_scheme.hpp),
+// which computes what depends only on the partition once per partition of B's list, on first use.
 #pragma once
 
 #include <array>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cost/map_strategy.hpp"
-#include "search/fixed_scheme.hpp"
+#include "pricing/fixed_scheme.hpp"
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 #include "search/strategy.hpp"
@@ -19,7 +19,7 @@ namespace kapla::search::directive {
 
 class CostOracle final : public LayerOracle, public OnChipPricer {
  public:
-  explicit CostOracle(const LayerProblem& problem);
+  explicit CostOracle(const pricing::LayerProblem& problem);
 
   const model::Layer& layer() const override { return eval_.problem().layer; }
   std::int64_t batch() const override { return eval_.problem().batch; }
@@ -34,7 +34,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer {
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
 
   /// The full layer result of a canonical scheme (what the strategy returns).
-  std::optional<LayerSchedule> schedule(const CanonicalScheme& s) const;
+  std::optional<pricing::LayerSchedule> schedule(const CanonicalScheme& s) const;
   /// The map strategy's nested loops of the layer under `part`.
   cost::MapResult map(const mapping::PartitionScheme& part) const;
 
@@ -47,7 +47,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer {
   };
   static PartKey key_of(const mapping::PartitionScheme& part);
 
-  FixedSchemeEvaluator eval_;
+  pricing::FixedSchemeEvaluator eval_;
   std::unordered_map<PartKey, std::size_t, PartKeyHash> index_;
 };
 

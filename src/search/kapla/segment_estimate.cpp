@@ -2,8 +2,6 @@
 // partition_occp_is_valid), with the decisions listed in segment_estimate.hpp.
 #include "search/kapla/segment_estimate.hpp"
 
-#include "search/fixed_scheme.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,7 +13,7 @@
 #include "mapping/data_loops.hpp"
 #include "mapping/gen_partition.hpp"
 #include "mapping/part_layer.hpp"
-#include "search/fixed_scheme.hpp"
+#include "pricing/fixed_scheme.hpp"
 #include "search/kapla/inter_layer.hpp"
 
 namespace kapla::search::directive {
@@ -39,13 +37,13 @@ struct PartFacts {
 // The reference's centre node: relative (h/2, w/2) of the region (integer halves: a node).
 PhyDim2 centre(const mapping::NodeRegion& r) { return r.rel2abs({r.dim.h / 2, r.dim.w / 2}); }
 
-PartFacts part_facts(const LayerProblem& p, const mapping::PartitionScheme& part) {
+PartFacts part_facts(const pricing::LayerProblem& p, const mapping::PartitionScheme& part) {
   const auto& res = p.resource;
   const auto pl = mapping::part_layer(p.layer, p.batch, part);
   PartFacts f;
   f.p_batch = pl.p_batch;
   f.has_filter = p.layer.has_filter();
-  f.nests = map_partitioned_layer(p, pl).nlds;  // the resource's array mapping, as B maps
+  f.nests = pricing::map_partitioned_layer(p, pl).nlds;  // the resource's array mapping, as B maps
   const double n = static_cast<double>(part.size());
   f.data_size[DataCategory::Ifm] = static_cast<double>(pl.p_layer.total_ifmap_size(pl.p_batch)) * n;
   f.data_size[DataCategory::Ofm] = static_cast<double>(pl.p_layer.total_ofmap_size(pl.p_batch)) * n;
@@ -114,7 +112,7 @@ bool filters_stay(const PartFacts& f, const cost::TopBlockingConstraint& top, st
   return occ <= gbuf;
 }
 
-double layer_cost(const LayerProblem& p, const PartFacts& f) {
+double layer_cost(const pricing::LayerProblem& p, const PartFacts& f) {
   const auto top = p.constraint.top_blocking();
   const auto& res = p.resource;
   if (!gbuf_may_fit(f, top, res.size_gbuf)) return kInf;
@@ -146,7 +144,7 @@ double layer_cost(const LayerProblem& p, const PartFacts& f) {
   return p.options.opt_goal == model::Goal::Delay ? time : energy * time;
 }
 
-bool occupancy_ok(const LayerProblem& p, double capacity_factor) {
+bool occupancy_ok(const pricing::LayerProblem& p, double capacity_factor) {
   const auto& c = p.constraint;
   const auto& r = p.resource;
   const OccupancyQuery q{&p.layer, p.batch, c.topbat, c.topifm, c.topofm,
@@ -169,7 +167,8 @@ std::vector<mapping::PartitionScheme> estimate_partitions(
   return out;
 }
 
-double estimate_layer_cost(const LayerProblem& problem, const mapping::PartitionScheme& part) {
+double estimate_layer_cost(const pricing::LayerProblem& problem,
+                           const mapping::PartitionScheme& part) {
   return layer_cost(problem, part_facts(problem, part));
 }
 
@@ -191,7 +190,7 @@ double estimate_segment_cost(const SegmentCandidate& segment, const SegmentEstim
     const bool pipelined = !cstr.empty() && cstr[0].topbat != 0;  // the reference's test
     bool fits = true;
     for (std::size_t i = 0; i < cstr.size() && fits && pipelined; ++i) {
-      LayerProblem p = segment.layers[i];
+      pricing::LayerProblem p = segment.layers[i];
       p.constraint = cstr[i];
       fits = occupancy_ok(p, opts.capacity_factor);
     }
@@ -202,7 +201,7 @@ double estimate_segment_cost(const SegmentCandidate& segment, const SegmentEstim
       const Key key{top.topbat, top.topifm, top.topofm};
       auto it = memo[i].find(key);
       if (it == memo[i].end()) {
-        LayerProblem p = segment.layers[i];
+        pricing::LayerProblem p = segment.layers[i];
         p.constraint = cstr[i];
         double least = kInf;
         for (const auto& f : facts[i]) least = std::min(least, layer_cost(p, f));

@@ -44,7 +44,8 @@ std::vector<mapping::PartitionScheme> estimate_partitions(
 /// problem.constraint, by problem.options.opt_goal (e: energy, d: cycles, ed: their
 /// product); +inf if no nested loop of the Eyeriss mapping fits the GBUF under the
 /// constraint (partition_occp_is_valid).
-double estimate_layer_cost(const LayerProblem& problem, const mapping::PartitionScheme& part);
+double estimate_layer_cost(const pricing::LayerProblem& problem,
+                           const mapping::PartitionScheme& part);
 
 /// §4.3 step 2: sum over the segment's layers of the least estimate over their partitions,
 /// for the cheapest (or first finite) constraint that passes the §4.2 occupancy check when

@@ -2,7 +2,7 @@
 // which PE replication a nest of cost::map_systolic stands for, and a canonical scheme
 // (partition, nest, blocking) written as KAPLA directives over the systolic dims N, C, K,
 // XY (output positions), F (filter window). Like directive_builder.hpp for row stationary, it
-// only describes a scheme; every strategy prices schemes through search/fixed_scheme.hpp, and
+// only describes a scheme; every strategy prices schemes through pricing/fixed_scheme.hpp, and
 // K's greedy already works on the systolic nests through the layer oracle (docs/kapla_systolic.md).
 #pragma once
 

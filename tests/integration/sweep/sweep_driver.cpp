@@ -47,8 +47,8 @@ class TimedExhaustive final : public search::LayerStrategy {
   };
   std::string_view name() const override { return "timed-exhaustive"; }
   char label() const override { return 'B'; }
-  std::vector<search::LayerSchedule> search(const search::LayerProblem& p,
-                                            const search::SearchContext& ctx) const override {
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& p,
+                                             const search::SearchContext& ctx) const override {
     const auto t0 = std::chrono::steady_clock::now();
     auto out = inner_.search(p, ctx);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -14,10 +14,10 @@
 #include "io/catalog.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/gen_partition.hpp"
+#include "pricing/fixed_scheme.hpp"
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/exhaustive.hpp"
-#include "search/fixed_scheme.hpp"
 #include "search/strategy.hpp"
 
 namespace kapla::schedule {
@@ -33,8 +33,8 @@ class CountingStrategy final : public search::LayerStrategy {
  public:
   std::string_view name() const override { return "counting-exhaustive"; }
   char label() const override { return 'b'; }
-  std::vector<search::LayerSchedule> search(const search::LayerProblem& problem,
-                                            const search::SearchContext& ctx) const override {
+  std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
+                                             const search::SearchContext& ctx) const override {
     ++calls;
     if (ctx.stop != nullptr) saw_stop = true;
     return inner_.search(problem, ctx);
@@ -174,7 +174,7 @@ TEST(ExhaustiveCounts, SameForOneAndTwoThreads) {
 // the loop-blocking enumeration yields, priced by the cost model.
 TEST(ExhaustiveCounts, OneLayerMatchesBruteForce) {
   const auto hw = catalog().load_hardware("edge");
-  search::LayerProblem p;
+  pricing::LayerProblem p;
   p.layer = model::make_conv(8, 16, {6, 6}, {3, 3});
   p.batch = 2;
   p.resource = build_resource(hw);
@@ -189,7 +189,7 @@ TEST(ExhaustiveCounts, OneLayerMatchesBruteForce) {
   std::vector<cost::NestedLoopDesc> seen;
   for (const auto& part : mapping::gen_partition(p.layer, p.batch, p.resource.proc_region.dim,
                                                  p.options, true)) {
-    const auto setup = search::setup_partition(p, part);
+    const auto setup = pricing::setup_partition(p, part);
     for (const auto& nld : setup.map.nlds) {
       if (std::find(seen.begin(), seen.end(), nld) != seen.end()) continue;
       seen.push_back(nld);

@@ -24,7 +24,7 @@ inline SchemeSpace toy_space() {
 
 /// A synthetic, rugged cost: invalid when the "REGF" factors exceed a capacity; otherwise a
 /// product of per-level terms with order effects, so annealing has structure to exploit.
-inline std::optional<LayerSchedule> toy_cost(const SchemePoint& p) {
+inline std::optional<pricing::LayerSchedule> toy_cost(const SchemePoint& p) {
   double regf = 1, gbuf = 1;
   for (auto l : all_values<LoopDim>()) {
     regf *= static_cast<double>(p.bl_ts[2][l]);
@@ -33,7 +33,7 @@ inline std::optional<LayerSchedule> toy_cost(const SchemePoint& p) {
   if (regf > 32 || gbuf > 512) return std::nullopt;
   double c = 1000.0 / regf + 4000.0 / gbuf + 3.0 * (p.part_index + 1) + 0.5 * p.nld_index;
   c += 2.0 * p.bl_ords[0][LoopDim::Ifm] + 1.0 * p.bl_ords[1][LoopDim::Bat];
-  LayerSchedule s;
+  pricing::LayerSchedule s;
   s.cost = c;
   s.time = 100.0 + static_cast<double>(p.bl_ts[0][LoopDim::Bat]);
   s.nld_index = p.nld_index;
@@ -43,10 +43,10 @@ inline std::optional<LayerSchedule> toy_cost(const SchemePoint& p) {
 }
 
 /// The per-layer problem of a golden layer_schedule record (same reading as check-golden).
-inline LayerProblem problem_of(const nlohmann::json& rec) {
+inline pricing::LayerProblem problem_of(const nlohmann::json& rec) {
   namespace golden = io::golden;
   const auto& in = rec.at("inputs");
-  LayerProblem p;
+  pricing::LayerProblem p;
   p.layer = golden::parse_layer(in.at("layer"));
   p.batch = in.at("batch_size").get<std::int64_t>();
   p.resource = golden::parse_resource(in.at("resource"));
@@ -63,7 +63,7 @@ inline LayerProblem problem_of(const nlohmann::json& rec) {
 
 struct GoldenLayer {
   std::string id;
-  LayerProblem problem;
+  pricing::LayerProblem problem;
   double b_cost = 0;  // B's optimum (cmp_keys[0][0], goal e)
   nlohmann::json top;  // the reference's best schedule
 };

@@ -145,7 +145,7 @@ TEST(SchemeSpace, OfProblemUsesBsPartitionsAndContainsBsOptimum) {
 TEST(SchemeSpace, TopSchedulesKeepsFirstOfEqualKeysAndDistinctPoints) {
   TopSchedules top(2, model::Goal::Energy);
   const auto space = toy_space();
-  LayerSchedule s;
+  pricing::LayerSchedule s;
   s.cost = 5;
   s.time = 1;
   EXPECT_TRUE(top.offer(space.at(0), s));

@@ -7,9 +7,8 @@
 #include <iostream>
 #include <limits>
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
@@ -18,11 +17,11 @@
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/noc_hops.hpp"
 #include "mapping/part_layer.hpp"
+#include "pricing/fixed_scheme.hpp"
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "schedule/segment_filter.hpp"
 #include "search/directive_exhaustive.hpp"
-#include "search/fixed_scheme.hpp"
 #include "search/kapla/systolic_template.hpp"
 #include "search/kapla_solver.hpp"
 #include "search/scheme_space.hpp"
@@ -102,7 +101,7 @@ TEST(SystolicFixedScheme, EveryGoldenRecordThroughSetupPartition) {
   for (const auto& rec : recs) {
     const auto& in = rec.at("inputs");
     ASSERT_EQ(rec.at("array_mapping").get<std::string>(), "systolic");
-    LayerProblem p;
+    pricing::LayerProblem p;
     p.layer = golden::parse_layer(in.at("layer"));
     p.batch = in.at("batch_size").get<std::int64_t>();
     p.resource = golden::parse_resource(in.at("resource"));
@@ -111,11 +110,11 @@ TEST(SystolicFixedScheme, EveryGoldenRecordThroughSetupPartition) {
     p.options = golden::parse_options(in.at("options"), rec.at("model").get<std::string>());
     p.ifmap_layout = golden::parse_layout(in.at("ifmap_layout"));
     const auto fs = golden::parse_fixed_scheme(in.at("scheme"));
-    const auto setup = setup_partition(p, fs.part);
+    const auto setup = pricing::setup_partition(p, fs.part);
     const auto placement =
-        place_partition(p, fs.part, mapping::filter_nodes(p.resource.dram_region));
-    const auto got = evaluate_fixed_scheme(p, setup, placement,
-                                           FixedScheme{fs.nld_index, {fs.bl_ts, fs.bl_ords}});
+        pricing::place_partition(p, fs.part, mapping::filter_nodes(p.resource.dram_region));
+    const auto got = pricing::evaluate_fixed_scheme(
+        p, setup, placement, pricing::FixedScheme{fs.nld_index, {fs.bl_ts, fs.bl_ords}});
     const std::string id = rec.at("id").get<std::string>();
     ASSERT_EQ(got.has_value(), rec.at("valid").get<bool>()) << id;
     if (!got) continue;
@@ -133,14 +132,14 @@ TEST(SystolicFixedScheme, EveryGoldenRecordThroughSetupPartition) {
 TEST(SystolicFixedScheme, TheResourceChoosesTheMapStrategy) {
   // conv 48->128 on 27x27, 5x5 filters: row stationary maps (filter rows, output rows), systolic
   // (output positions, output channels) with one nest (input-channel x batch replication).
-  LayerProblem p;
+  pricing::LayerProblem p;
   p.layer = model::make_conv(48, 128, {27, 27}, {5, 5});
   p.batch = 4;
   p.resource = schedule::build_resource(catalog().load_hardware("edge"));
   const mapping::PartitionScheme whole{};
-  const auto rs = setup_partition(p, whole);
+  const auto rs = pricing::setup_partition(p, whole);
   p.resource.array_mapping = model::ArrayMapping::Systolic;
-  const auto sys = setup_partition(p, whole);
+  const auto sys = pricing::setup_partition(p, whole);
   EXPECT_EQ(sys.map.nlds.size(), 1u);
   EXPECT_EQ(rs.map.geometry.dim_lpeset, (PhyDim2{5, 27}));
   EXPECT_EQ(sys.map.geometry.dim_lpeset, (PhyDim2{729, 128}));
@@ -149,9 +148,9 @@ TEST(SystolicFixedScheme, TheResourceChoosesTheMapStrategy) {
 
 // ---- B, S and K per layer ------------------------------------------------------------------
 
-LayerProblem edge_problem(const model::Layer& layer, std::int64_t batch) {
+pricing::LayerProblem edge_problem(const model::Layer& layer, std::int64_t batch) {
   const auto hw = catalog().load_hardware("edge_systolic");
-  LayerProblem p;
+  pricing::LayerProblem p;
   p.layer = layer;
   p.batch = batch;
   p.resource = schedule::build_resource(hw);
@@ -163,7 +162,7 @@ LayerProblem edge_problem(const model::Layer& layer, std::int64_t batch) {
 }
 
 // Every valid point of the space B searches, priced by the one cost model.
-double brute_force_min(const LayerProblem& p) {
+double brute_force_min(const pricing::LayerProblem& p) {
   const auto space = SchemeSpace::of_problem(p);
   const auto eval = cost_model_evaluator(p, space);
   double best = std::numeric_limits<double>::infinity();
@@ -218,7 +217,7 @@ TEST(SystolicSearch, KIsBoundedByS) {
 
 TEST(SystolicDirectives, ReplicationOfEveryNestMatchesItsLoopCounts) {
   const auto p = edge_problem(model::make_dwconv(4, {2, 2}, {3, 3}), 4);  // repl 4 x 4
-  const auto setup = setup_partition(p, mapping::PartitionScheme{});
+  const auto setup = pricing::setup_partition(p, mapping::PartitionScheme{});
   const auto& g = setup.map.geometry;
   ASSERT_EQ(setup.map.nlds.size(), 9u);  // channelwise: one nest per replication split
   for (std::size_t i = 0; i < setup.map.nlds.size(); ++i) {

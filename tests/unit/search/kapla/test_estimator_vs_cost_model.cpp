@@ -35,7 +35,7 @@ namespace {
 
 // kapla_quality's micro hardware: `nodes` of 8x8 PEs, 64 KB GBUF, 64 B REGF, batch 4, the
 // training options (hybrid, batch and ifmap partitioning, GBUF sharing).
-LayerProblem micro_problem(const model::Layer& layer, PhyDim2 nodes) {
+pricing::LayerProblem micro_problem(const model::Layer& layer, PhyDim2 nodes) {
   model::Hardware hw;
   hw.nodes = nodes;
   hw.pe_array = {8, 8};
@@ -48,7 +48,7 @@ LayerProblem micro_problem(const model::Layer& layer, PhyDim2 nodes) {
   model::SearchOptions o;
   o.hw_gbuf_sharing = true;
   o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
-  LayerProblem p;
+  pricing::LayerProblem p;
   p.layer = layer;
   p.batch = 4;
   p.resource = schedule::build_resource(hw);
@@ -108,7 +108,7 @@ struct PricedPair {
 };
 
 // Every k-th candidate (k chosen so that about `target` are visited), the valid ones priced.
-std::vector<PricedPair> sample(const LayerProblem& p, std::int64_t target,
+std::vector<PricedPair> sample(const pricing::LayerProblem& p, std::int64_t target,
                                std::int64_t& candidates) {
   const CostOracle oracle(p);
   candidates = 0;

@@ -18,7 +18,7 @@
 namespace kapla::search {
 namespace {
 
-LayerProblem micro_problem(const model::Layer& layer, bool rs_fold_variants = false) {
+pricing::LayerProblem micro_problem(const model::Layer& layer, bool rs_fold_variants = false) {
   model::Hardware hw;
   hw.nodes = {4, 4};
   hw.pe_array = {8, 8};
@@ -32,7 +32,7 @@ LayerProblem micro_problem(const model::Layer& layer, bool rs_fold_variants = fa
   o.hw_gbuf_sharing = true;
   o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
   o.rs_fold_variants = rs_fold_variants;
-  LayerProblem p;
+  pricing::LayerProblem p;
   p.layer = layer;
   p.batch = 4;
   p.resource = schedule::build_resource(hw);

@@ -48,9 +48,10 @@ model::SearchOptions training_options() {
   return o;
 }
 
-LayerProblem problem(const model::Layer& layer, std::int64_t batch, const model::Hardware& hw,
-                     model::SearchOptions opts = training_options()) {
-  LayerProblem p;
+pricing::LayerProblem problem(const model::Layer& layer, std::int64_t batch,
+                              const model::Hardware& hw,
+                              model::SearchOptions opts = training_options()) {
+  pricing::LayerProblem p;
   p.layer = layer;
   p.batch = batch;
   p.resource = schedule::build_resource(hw);

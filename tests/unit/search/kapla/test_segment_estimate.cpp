@@ -12,8 +12,8 @@ namespace kapla::search::directive {
 namespace {
 
 // One FC layer 64 -> 32, batch 4, on one node whose memory is the node itself (zero hops).
-LayerProblem one_node_fc(std::int64_t gbuf_words) {
-  LayerProblem p;
+pricing::LayerProblem one_node_fc(std::int64_t gbuf_words) {
+  pricing::LayerProblem p;
   p.layer = model::make_fc(64, 32);
   p.batch = 4;
   const auto dram = mapping::NodeRegion::rectangle({1, 1}, {0, 0}, mapping::RegionType::Dram);
@@ -26,7 +26,7 @@ LayerProblem one_node_fc(std::int64_t gbuf_words) {
   return p;
 }
 
-mapping::PartitionScheme only_partition(const LayerProblem& p) {
+mapping::PartitionScheme only_partition(const pricing::LayerProblem& p) {
   const auto parts = mapping::gen_partition(p.layer, p.batch, {1, 1}, p.options, true);
   EXPECT_EQ(parts.size(), 1u);
   return parts.at(0);

@@ -1,5 +1,5 @@
 // The one fixed-scheme evaluator (see fixed_scheme.hpp). Spec: nn_dataflow-spec.md §9.2.
-#include "search/fixed_scheme.hpp"
+#include "pricing/fixed_scheme.hpp"
 
 #include "core/errors.hpp"
 #include "cost/layer_cost.hpp"
@@ -7,7 +7,7 @@
 #include "mapping/gen_partition.hpp"
 #include "mapping/noc_hops.hpp"
 
-namespace kapla::search {
+namespace kapla::pricing {
 
 cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::PartLayer& pl) {
   const auto strategy = p.resource.array_mapping == model::ArrayMapping::Systolic
@@ -146,4 +146,4 @@ std::optional<LayerSchedule> FixedSchemeEvaluator::evaluate(std::size_t part_ind
   return schedule_of(*p_, cache_->parts[part_index], s.nld_index, *ev, placement(part_index));
 }
 
-}  // namespace kapla::search
+}  // namespace kapla::pricing

@@ -1,52 +1,9 @@
-// LayerSchedule totals and the goal key. Spec: nn_dataflow-spec.md §3.5, §9.2.
-#include <algorithm>
+// The canonical text key of a layer problem (memo and cache keys).
+#include "pricing/layer_problem.hpp"
+
 #include <sstream>
-#include <vector>
 
-#include "search/strategy.hpp"
-
-namespace kapla::search {
-
-PerMemLevel<double> LayerSchedule::total_accesses() const {
-  PerMemLevel<double> out{};
-  for (auto m : all_values<MemLevel>()) {
-    double s = 0;
-    for (auto d : all_values<DataCategory>()) s += access[m][d];
-    out[m] = s;
-  }
-  double remote = 0;
-  for (auto d : all_values<DataCategory>()) remote += remote_gbuf_access[d];
-  out[MemLevel::Gbuf] += remote;
-  return out;
-}
-
-double LayerSchedule::total_noc_hops() const {
-  double s = 0;
-  for (auto d : all_values<DataCategory>()) s += total_nhops[d];
-  return s;
-}
-
-bool goal_less(const LayerSchedule& a, const LayerSchedule& b, model::Goal goal) {
-  return model::goal_less(a.cost, a.time, b.cost, b.time, goal);
-}
-
-std::shared_ptr<const void> SearchMemo::find(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = map_.find(key);
-  if (it == map_.end()) return nullptr;
-  ++hits_;
-  return it->second;
-}
-
-void SearchMemo::put(const std::string& key, std::shared_ptr<const void> value) {
-  std::lock_guard<std::mutex> lock(mu_);
-  map_.emplace(key, std::move(value));
-}
-
-std::size_t SearchMemo::hits() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return hits_;
-}
+namespace kapla::pricing {
 
 namespace {
 
@@ -103,4 +60,4 @@ std::string problem_key(const LayerProblem& p, bool with_layout) {
   return os.str();
 }
 
-}  // namespace kapla::search
+}  // namespace kapla::pricing

@@ -2,8 +2,8 @@
 // description, loop blocking) under one LayerProblem, as nn_dataflow Scheduling composes it
 // (partition -> part_layer -> map strategy NLDs -> buffer-sharing scheme -> loop-blocking
 // evaluation -> unit NoC hops -> layer cost -> SchedulingResult). Every strategy (B, K, S, R,
-// M) prices its schemes through this file; none assembles a LayerSchedule itself.
-// Spec: nn_dataflow-spec.md §9.2 (schedule_search, _get_result).
+// M), the golden checks and the sweep price schemes through this file; none assembles a
+// LayerSchedule itself. Spec: nn_dataflow-spec.md §9.2 (schedule_search, _get_result).
 //
 // The work that depends only on the partition is split in two reusable values so the hot
 // paths stay fast:
@@ -27,9 +27,10 @@
 #include "mapping/data_layout.hpp"
 #include "mapping/part_layer.hpp"
 #include "mapping/partition_scheme.hpp"
-#include "search/strategy.hpp"
+#include "pricing/layer_problem.hpp"
+#include "pricing/layer_schedule.hpp"
 
-namespace kapla::search {
+namespace kapla::pricing {
 
 /// What every scheme of one partition shares and that does not depend on the ifmap layout.
 struct PartitionSetup {
@@ -124,4 +125,4 @@ class FixedSchemeEvaluator {
   std::shared_ptr<Cache> cache_;
 };
 
-}  // namespace kapla::search
+}  // namespace kapla::pricing

@@ -4,7 +4,8 @@
 # kapla sweep options after it.
 #   slurm/submit.sh jobs/paper_inference.json
 #   slurm/submit.sh --nodes=4 --ntasks-per-node=8 --cpus-per-task=4 --time=24:00:00 jobs/paper_*.json -- --quiet
-# KAPLA_BIN (default: build/src/kapla of this checkout) is exported to the job.
+# KAPLA_BIN (default: build/src/kapla of this checkout) is exported to the job. The sbatch
+# scripts set --time=1-00:00:00; a --time given here wins.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
@@ -24,6 +25,10 @@ export KAPLA_BIN=${KAPLA_BIN:-$repo/build/src/kapla}
 if ((${#jobs[@]} == 1)); then
   exec sbatch --export=ALL "${sbatch_opts[@]}" "$here/sweep.sbatch" "${jobs[0]}" "${kapla_opts[@]}"
 fi
-list=$(mktemp "${TMPDIR:-/tmp}/kapla-jobs.XXXXXX")
+# The list is read on a compute node: write it on the shared file system, beside the results
+# (results/ of the submission directory, where the shipped jobs write), never to a node-local /tmp.
+listdir=${KAPLA_JOBLIST_DIR:-$PWD/results}
+mkdir -p "$listdir"
+list=$(mktemp "$listdir/kapla-jobs.XXXXXX")
 printf '%s\n' "${jobs[@]}" > "$list"
 exec sbatch --export=ALL --array=0-$((${#jobs[@]} - 1)) "${sbatch_opts[@]}" "$here/sweep_array.sbatch" "$list" "${kapla_opts[@]}"

@@ -18,7 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include "cli/commands.hpp"
+#include "cli/schedule_text.hpp"
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
 #include "model/options.hpp"
@@ -58,6 +61,8 @@ struct ScheduleArgs {
   bool constraint_frontier = false;
   std::string refinement = "kapla";
   bool show_directives = false;
+  bool quiet = false;
+  bool verbose = false;
   std::string array_mapping;  // empty: the hardware's
   // The reference CLI's hardware flags (used without --hardware).
   std::vector<std::int64_t> nodes;
@@ -112,8 +117,7 @@ model::SearchOptions load_options_file(const std::string& path) {
     throw InputError(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
   if (!doc.is_object()) throw InputError(path + ": expected an object");
-  model::SearchOptions o;
-  o.sw_gbuf_bypass = {{true, true, true}};
+  model::SearchOptions o = model::default_options();  // keys not in the file
   for (const auto& [key, v] : doc.items()) {
     const std::string where = path + ": " + key;
     auto as_bool = [&]() {
@@ -280,13 +284,11 @@ void apply_cost_flags(const ScheduleArgs& a, model::UnitCosts& c) {
 }
 
 model::SearchOptions build_options(const ScheduleArgs& a) {
-  model::SearchOptions o;
-  if (a.options_preset.empty()) {
-    // The reference CLI's defaults: bypass allowed for every category.
-    o.sw_gbuf_bypass = {{true, true, true}};
-  } else if (a.options_preset == "training" || a.options_preset == "inference") {
+  // kapla's defaults (the reference CLI's), the same as job files'.
+  model::SearchOptions o = model::default_options();
+  if (a.options_preset == "training" || a.options_preset == "inference") {
     o = model::kapla_option_preset(a.options_preset);
-  } else {
+  } else if (!a.options_preset.empty()) {
     o = load_options_file(a.options_preset);
   }
   if (a.disable_bypass_given) {
@@ -324,6 +326,14 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
   return o;
 }
 
+// Refuses an output path that cannot be written before a long search starts (without
+// leaving a file behind).
+void check_writable(const std::string& path) {
+  const bool existed = std::ifstream(path).good();
+  if (!std::ofstream(path, std::ios::app)) throw InputError("--json: cannot write " + path);
+  if (!existed) std::remove(path.c_str());
+}
+
 void run_schedule(const ScheduleArgs& a, Context& ctx) {
   const io::Catalog catalog(ctx.resolved_data_dir());
   const model::Network net = catalog.load_network(a.network);
@@ -341,6 +351,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   model::check_array_mapping(hw, net, options.cost_model);
   model::UnitCosts costs = hw.costs;
   apply_cost_flags(a, costs);
+  if (!a.json_out.empty() && a.json_out != "-") check_writable(a.json_out);
 
   // Every registered strategy runs: the network search calls it per layer.
   const auto strategy_name = search::canonical_strategy_name(a.strategy);
@@ -375,14 +386,22 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   // The strategy's inter-layer pruning and selection (K); empty for the others.
   nso.segment_filter = schedule::strategy_segment_filter(*strategy, net, a.batch, costs, options);
   if (strategy->uses_constraint_frontier()) nso.constraint_frontier = true;
+  ScheduleProgress progress(a.quiet                        ? ScheduleProgress::Mode::Quiet
+                            : ::isatty(2) && !a.verbose ? ScheduleProgress::Mode::Live
+                                                        : ScheduleProgress::Mode::Log,
+                            std::cerr, net, a.verbose ? 0 : 10);
+  nso.progress = std::ref(progress);
   const auto t0 = std::chrono::steady_clock::now();
   const auto result = schedule::network_search(net, a.batch, resource, *strategy, nso);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.finish();
 
   if (result.tops.empty()) {
     std::cerr << "error: no valid schedule for " << net.name() << " on " << hw.name
               << " (nothing fits)\n";
-    if (!a.json_out.empty()) {
+    if (a.json_out == "-") {
+      std::cout << "null\n";
+    } else if (!a.json_out.empty()) {
       std::ofstream(a.json_out) << "null\n";
     }
     ctx.exit_code = 2;
@@ -390,28 +409,24 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   }
   const auto& best = result.tops.front();
   const auto acc = best.total_accesses();
-  std::cout << std::setprecision(12);
-  std::cout << "network " << net.name() << ", batch " << a.batch << ", hardware " << hw.name
-            << ", strategy " << strategy_name << ", goal " << model::goal_name(options.opt_goal)
-            << ", cost model " << model::variant_name(options.cost_model)
-            << (hw.array_mapping == model::ArrayMapping::Systolic ? ", systolic array" : "")
-            << "\n";
-  std::cout << "total_cost " << best.total_cost() << "\ntotal_time " << best.total_time()
-            << "\ntotal_ops " << best.total_ops() << "\ntotal_accesses";
-  for (double v : acc) std::cout << ' ' << v;
-  std::cout << "\ntotal_noc_hops " << best.total_noc_hops() << "\nsearch_seconds " << seconds
-            << "\nlayer_searches " << result.stats.layer_searches << " (cache hits "
-            << result.stats.cache_hits << ")\n\n";
-  std::cout << std::left << std::setw(28) << "layer" << std::right << std::setw(18) << "cost"
-            << std::setw(14) << "time" << std::setw(7) << "nodes" << "  seq\n";
-  for (std::size_t l : best.order()) {
-    const auto* s = best.get(l);
-    std::cout << std::left << std::setw(28) << net.layer_name(l) << std::right << std::setw(18)
-              << s->cost << std::setw(14) << s->time << std::setw(7) << s->num_nodes << "  "
-              << s->sched_seq[0] << ',' << s->sched_seq[1] << ',' << s->sched_seq[2] << "\n";
+  const bool text = a.json_out != "-";  // `--json -`: stdout holds the JSON alone
+  if (text) {
+    std::cout << std::setprecision(12);
+    std::cout << "network " << net.name() << ", batch " << a.batch << ", hardware " << hw.name
+              << ", strategy " << strategy_name << ", goal " << model::goal_name(options.opt_goal)
+              << ", cost model " << model::variant_name(options.cost_model)
+              << (hw.array_mapping == model::ArrayMapping::Systolic ? ", systolic array" : "")
+              << "\n";
+    std::cout << "total_cost " << best.total_cost() << "\ntotal_time " << best.total_time()
+              << "\ntotal_ops " << best.total_ops() << "\ntotal_accesses";
+    for (auto m : all_values<MemLevel>()) std::cout << ' ' << name_of(m) << ' ' << acc[m];
+    std::cout << "\ntotal_noc_hops " << best.total_noc_hops() << "\nsearch_seconds " << seconds
+              << "\nlayer_searches " << result.stats.layer_searches << " (cache hits "
+              << result.stats.cache_hits << ")\n";
+    print_schedule(std::cout, {net, a.batch, hw, costs}, best);
   }
 
-  if (a.show_directives) {
+  if (text && a.show_directives) {
     // Each layer's chosen scheme (partition, nested loop, blocking) as KAPLA directives; the
     // lowering is the same for every strategy (it reads only the scheme).
     std::cout << "\ndirectives\n";
@@ -476,9 +491,13 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     out["ext_layout_dict"] = ext;
     out["schedules"] = scheds;
     out["search_seconds"] = seconds;
-    std::ofstream f(a.json_out);
-    if (!f) throw InputError("--json: cannot write " + a.json_out);
-    f << out.dump(2) << "\n";
+    if (a.json_out == "-") {
+      std::cout << out.dump(2) << "\n";
+    } else {
+      std::ofstream f(a.json_out);
+      if (!f) throw InputError("--json: cannot write " + a.json_out);
+      f << out.dump(2) << "\n";
+    }
   }
 }
 
@@ -493,11 +512,20 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--batch", a->batch, "Batch size")->required();
   sub->add_option("--strategy", a->strategy,
                   "Strategy name or letter: exhaustive B, directive-exhaustive S, random R, "
-                  "guided M, kapla K");
-  sub->add_option("--json", a->json_out, "Write the result as JSON to this file");
+                  "guided M, kapla K")
+      ->capture_default_str();
+  sub->add_option("--json", a->json_out,
+                  "Write the result as JSON to this file ('-': stdout, without the text; "
+                  "docs/schedule_json.md)");
+  sub->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
+  sub->add_flag("--verbose,-v", a->verbose,
+                "A timestamped stderr line per segment searched, on a terminal too (instead "
+                "of the live line)");
+  sub->footer(defaults_help());
   sub->add_option("--options", a->options_preset, "Option preset: training, inference, or a file");
-  sub->add_option("--cost-model", a->cost_model, "kapla (default) or tangram");
-  sub->add_option("--threads", a->threads, "OpenMP threads per layer search");
+  sub->add_option("--cost-model", a->cost_model, "kapla or tangram")->capture_default_str();
+  sub->add_option("--threads", a->threads, "OpenMP threads per layer search")
+      ->capture_default_str();
   sub->add_option("--seed", a->seed, "Seed of random (R) and guided (M); per layer mixed with the layer");
   sub->add_option("--budget", a->budget,
                   "R/M: cost-model evaluations per layer search (0 = none; default 1000)");

@@ -1,6 +1,10 @@
-// `kapla sweep JOBFILE [--out PATH] [--threads N] [--quiet]`: runs a job file's sweep on the
+// `kapla sweep JOBFILE [--out PATH] [--threads N] [--quiet|--verbose]`: runs a job file's sweep on the
 // ranks of mpirun/srun (or locally), writing HDF5 (docs/sweep.md). Exit codes: 0 done,
 // 1 bad input, 3 bug, 4 interrupted by SIGTERM/SIGUSR1 (rerun to resume).
+#include <sched.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <unistd.h>
 
 #include <chrono>
@@ -10,13 +14,19 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <set>
+#include <vector>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/sweep_command.hpp"
+#include "cli/text_table.hpp"
 #include "core/errors.hpp"
 #include "io/hdf5_sink.hpp"
 #include "io/job_json.hpp"
+#include "sweep/progress_log.hpp"
 #include "sweep/runner.hpp"
 
 namespace kapla::cli {
@@ -24,24 +34,19 @@ namespace {
 
 constexpr int kExitInterrupted = 4;
 
-std::string duration(double seconds) {
-  if (seconds < 0) return "?";
-  const long s = std::lround(seconds);
-  std::ostringstream os;
-  if (s >= 3600) os << s / 3600 << "h" << (s % 3600) / 60 << "m";
-  else if (s >= 60) os << s / 60 << "m" << s % 60 << "s";
-  else os << s << "s";
-  return os.str();
-}
-
-// Progress on stderr: a redrawn line on a terminal, nothing otherwise; a short summary at the
-// end unless --quiet.
+// Progress on stderr: a redrawn line on a terminal, else timestamped log lines (rate-limited:
+// sweep/progress_log.hpp); a short summary at the end unless --quiet.
 class TerminalProgress final : public sweep::Progress {
  public:
-  TerminalProgress(bool live, bool summary, std::string output)
-      : live_(live), summary_(summary), output_(std::move(output)) {}
+  TerminalProgress(bool live, bool log, double log_interval, bool summary, std::string output)
+      : live_(live), summary_(summary), output_(std::move(output)) {
+    if (log) {
+      log_.emplace(std::cerr, [] { return std::chrono::system_clock::now(); }, log_interval);
+    }
+  }
 
   void update(const sweep::ProgressState& s) override {
+    if (log_) log_->update(s);
     if (!live_) return;
     const auto now = std::chrono::steady_clock::now();
     if (drawn_ && now - last_ < std::chrono::milliseconds(200)) return;  // throttle
@@ -50,16 +55,17 @@ class TerminalProgress final : public sweep::Progress {
     std::fprintf(stderr, "\r\033[Ksweep: %zu/%zu done", s.done + s.skipped, s.total);
     if (s.skipped) std::fprintf(stderr, " (%zu resumed)", s.skipped);
     std::fprintf(stderr, ", %zu running, %s elapsed, ETA %s", s.running,
-                 duration(s.elapsed_seconds).c_str(), duration(s.eta_seconds).c_str());
+                 sweep::duration_text(s.elapsed_seconds).c_str(), sweep::duration_text(s.eta_seconds).c_str());
     std::fflush(stderr);
   }
 
   void finish(const sweep::RunSummary& s) override {
     if (live_ && drawn_) std::fprintf(stderr, "\r\033[K");
     if (!summary_) return;
+    if (log_) std::cerr << sweep::log_prefix(std::chrono::system_clock::now()) << std::flush;
     std::fprintf(stderr, "sweep: %zu of %zu tuples recorded in %s (%zu this run: %zu failed, "
                  "%zu timeout; %zu resumed)%s -> %s\n",
-                 s.skipped + s.done, s.total, duration(s.wall_seconds).c_str(), s.done,
+                 s.skipped + s.done, s.total, sweep::duration_text(s.wall_seconds).c_str(), s.done,
                  s.failed, s.timed_out, s.skipped,
                  s.interrupted ? (", INTERRUPTED: " + std::to_string(s.remaining) +
                                   " remain, rerun to resume").c_str()
@@ -74,10 +80,74 @@ class TerminalProgress final : public sweep::Progress {
 
  private:
   bool live_;
+  std::optional<sweep::ProgressLog> log_;
   bool summary_;
   std::string output_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_{};
+};
+
+// The CPUs this rank may run on ("0-3,8"), so a batch log shows whether each rank got its
+// own cores (docs/sweep.md, Slurm). With OMP_PLACES set, the OpenMP runtime has already pinned
+// this (main) thread to the first place, so the rank's CPUs are the union of its places;
+// otherwise the thread's affinity mask (sched_getaffinity) is the process's.
+std::string affinity_text() {
+  std::set<int> cpus;
+#ifdef _OPENMP
+  for (int p = 0; p < omp_get_num_places(); ++p) {
+    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(p)));
+    omp_get_place_proc_ids(p, ids.data());
+    cpus.insert(ids.begin(), ids.end());
+  }
+#endif
+  if (cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return "?";
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.insert(c);
+    }
+  }
+  std::ostringstream os;
+  for (auto it = cpus.begin(); it != cpus.end();) {
+    const int first = *it;
+    int last = first;
+    while (++it != cpus.end() && *it == last + 1) last = *it;
+    os << (os.tellp() > 0 ? "," : "") << first;
+    if (last > first) os << '-' << last;
+  }
+  return os.str();
+}
+
+std::string host_name() {
+  char host[256] = "?";
+  ::gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  return host;
+}
+
+// Forwards to a runner; before the first tuple this rank runs it writes `line` (if any) to
+// stderr with a timestamp.
+class AnnouncingRunner final : public sweep::TupleRunner {
+ public:
+  AnnouncingRunner(const sweep::TupleRunner& inner, std::string line)
+      : inner_(inner), line_(std::move(line)) {}
+  void check(const sweep::Tuple& t) const override { inner_.check(t); }
+  double estimate_cost(const sweep::Tuple& t) const override { return inner_.estimate_cost(t); }
+  sweep::TupleResult run(const sweep::Tuple& t, const sweep::RunContext& ctx) const override {
+    std::call_once(once_, [this] {
+      if (!line_.empty()) {
+        std::cerr << sweep::log_prefix(std::chrono::system_clock::now()) + line_ + "\n"
+                  << std::flush;
+      }
+    });
+    return inner_.run(t, ctx);
+  }
+
+ private:
+  const sweep::TupleRunner& inner_;
+  std::string line_;
+  mutable std::once_flag once_;
 };
 
 int resolve_threads(int flag, int from_job) {
@@ -97,11 +167,57 @@ struct SweepArgs {
   std::string out;
   int threads = 0;
   bool quiet = false;
+  bool verbose = false;
+  bool dry_run = false;
+  double warn_hours = 4;
+  double progress_interval = 10;
   double stop_grace = 60;
   std::string command_line;
 };
 
+// `--dry-run`: the tuples with the runner's estimate of each one's CPU time (one thread) and
+// the 90th-percentile bound of its error, the totals, and a warning when the bound is large.
+// Nothing runs, nothing is written.
+void dry_run(const SweepArgs& args, const Context& ctx, const TupleRunnerFactory& factory) {
+  // Measured / estimated CPU time is within this factor for 90 % of the tuples the estimate
+  // was fitted to (scripts/fit_tuple_estimate.py, docs/sweep.md "Dry run").
+  constexpr double kUpTo = 10.7;
+  const sweep::SweepSpec spec = io::load_job_file(args.job);
+  const auto runner = factory(spec, ctx);
+  TextTable table({{"tuple", TextTable::Align::Left},
+                   {"estimated CPU time", TextTable::Align::Right},
+                   {"up to", TextTable::Align::Right}});
+  double total = 0;
+  std::size_t n = 0;
+  for (const auto& t : sweep::expand_tuples(spec)) {
+    try {
+      runner->check(t);
+    } catch (const InputError& e) {
+      throw InputError(args.job + ": tuple " + t.key() + ": " + e.what());
+    }
+    const double seconds = runner->estimate_cost(t);
+    table.add_row({t.key(), sweep::duration_text(seconds), sweep::duration_text(seconds * kUpTo)});
+    total += seconds;
+    ++n;
+  }
+  table.print(std::cout);
+  std::cout << "total: " << n << " tuples, estimated " << sweep::duration_text(total)
+            << " CPU time on one thread, up to " << sweep::duration_text(total * kUpTo)
+            << " (the dispatcher's estimate, fitted to measured tuple times; docs/sweep.md "
+               "\"Dry run\")\n";
+  if (total * kUpTo > args.warn_hours * 3600) {
+    std::cerr << "warning: " << args.job << ": up to " << sweep::duration_text(total * kUpTo)
+              << " of CPU time, more than --warn-hours " << args.warn_hours
+              << " (divide by ranks x threads for the wall time; exhaustive tuples on large "
+                 "networks can take longer still: time a subset first)\n";
+  }
+}
+
 void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory) {
+  if (args.dry_run) {
+    dry_run(args, ctx, factory);
+    return;
+  }
   sweep::install_stop_signals();
   std::exception_ptr error;
   int rank = 0;
@@ -125,14 +241,23 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
       info.job_file = spec.source_text;
       info.kapla_version = KAPLA_VERSION;
       io::Hdf5Sink sink(output, info);
-      TerminalProgress progress(rank == 0 && ::isatty(2) && !args.quiet, rank == 0 && !args.quiet,
-                                output);
+      const bool report = rank == 0 && !args.quiet;
+      const bool terminal = ::isatty(2) != 0;
+      TerminalProgress progress(report && terminal && !args.verbose, report && (!terminal || args.verbose),
+                                args.verbose ? 0 : args.progress_interval, report, output);
       sweep::RunOptions options;
       options.threads = resolve_threads(args.threads, spec.threads);
       options.tuple_time_limit_seconds = spec.tuple_time_limit_seconds;
       options.command_line = args.command_line;
       options.stop_grace_seconds = args.stop_grace;
-      const auto summary = sweep::run_sweep(spec, *runner, *comm, sink, progress, options);
+      // In a log, each rank says where it runs when it starts its first tuple (not before:
+      // an error found while starting stays the only line).
+      const std::string where = "rank " + std::to_string(rank) + " of " +
+                                std::to_string(comm->size()) + " on " + host_name() + ": cpus " +
+                                affinity_text() + ", " + std::to_string(options.threads) +
+                                " OpenMP thread" + (options.threads == 1 ? "" : "s");
+      const AnnouncingRunner announcing(*runner, args.quiet || terminal ? "" : where);
+      const auto summary = sweep::run_sweep(spec, announcing, *comm, sink, progress, options);
       if (summary.interrupted) ctx.exit_code = kExitInterrupted;
     } catch (const sweep::DispatchError& e) {
       // Raised on one rank while the others work: they cannot be told in order, so end all.
@@ -161,6 +286,19 @@ void register_sweep_with(CLI::App& app, Context& ctx, TupleRunnerFactory factory
                   "OpenMP threads per rank (default: the job's, else $OMP_NUM_THREADS, else 1)")
       ->check(CLI::Range(1, 4096));
   sub->add_flag("--quiet,-q", args->quiet, "No progress and no summary on stderr");
+  sub->add_flag("--dry-run", args->dry_run,
+                "Print the tuples with each one's estimated CPU time and the total; run nothing");
+  sub->add_option("--warn-hours", args->warn_hours,
+                  "--dry-run: warn when the total's upper bound exceeds this many CPU hours")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_flag("--verbose,-v", args->verbose,
+                "A timestamped stderr line per finished tuple (on a terminal too, instead of the live line)");
+  sub->add_option("--progress-interval", args->progress_interval,
+                  "When stderr is not a terminal: seconds between progress lines (a line when a "
+                  "tuple finished at least this long after the last, else one a minute)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_option("--stop-grace", args->stop_grace,
                   "Seconds a running tuple may go on after SIGTERM/SIGUSR1 to finish its record "
                   "(then it is abandoned and rerun on resume)")

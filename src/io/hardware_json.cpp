@@ -182,6 +182,7 @@ model::Hardware read_own_format(const json& doc) {
     hw.array_mapping = model::parse_array_mapping(m);
   }
   hw.costs = read_costs(o.at("costs"));
+  hw.energy_in_joules = o.at("costs").at("energy_unit") == "joule";  // read_costs checked it
   if (o.has("features")) hw.features = read_features(o.at("features"));
   validate_in_file_terms(hw, kOwnFields);
   return hw;
@@ -220,6 +221,7 @@ model::Hardware read_reference_format(const json& doc, const std::string& origin
   hw.costs.mem_hier[MemLevel::Regf] = regf.number("access_cost");
   hw.costs.noc_hop = gbuf.number("hop_cost");
   hw.costs.idl_unit = gbuf.number("idle_cost");
+  hw.energy_in_joules = true;  // the KAPLA code's hardware files give joules (= the presets)
   if (o.has("access_forwarding")) hw.features.access_forwarding = o.boolean("access_forwarding");
   if (o.has("gbuf_sharing")) hw.features.gbuf_sharing = o.boolean("gbuf_sharing");
   if (o.has("gbuf_save_writeback")) {

@@ -51,7 +51,8 @@ model::SearchOptions parse_options(const json& value, const std::string& path) {
       "opt_goal",           "ntops",                     "cost_model",
       "rs_fold_variants"};
   const JsonObject obj(value, path, kKeys);
-  model::SearchOptions o;
+  // Keys not given keep kapla's defaults (the same as `kapla schedule`'s).
+  model::SearchOptions o = model::default_options();
   if (obj.has("sw_gbuf_bypass")) {
     const std::string p = obj.path_of("sw_gbuf_bypass");
     const auto& arr = as_array(obj.at("sw_gbuf_bypass"), p);
@@ -278,7 +279,8 @@ sweep::SweepSpec parse_job(const json& root) {
       spec.seeds.push_back(static_cast<std::uint64_t>(v));
     }
   }
-  if (job.has("options")) spec.options = parse_options(job.at("options"), "options");
+  spec.options = job.has("options") ? parse_options(job.at("options"), "options")
+                                    : model::default_options();
   if (job.has("tuple_time_limit_seconds")) {
     spec.tuple_time_limit_seconds = job.number("tuple_time_limit_seconds");
     if (!(spec.tuple_time_limit_seconds >= 0)) {

@@ -67,6 +67,9 @@ struct Hardware {
   ArrayMapping array_mapping = ArrayMapping::RowStationary;
   UnitCosts costs;
   HardwareFeatures features;
+  /// The costs are in joules (hardware files with "energy_unit": "joule"); else relative units
+  /// (the reference CLI's). For the reader only: the model works in whatever unit they are.
+  bool energy_in_joules = false;
 
   /// Bytes per word: ceil(word_bits / 8), as the reference CLI computes it.
   std::int64_t word_bytes() const { return (word_bits + 7) / 8; }

@@ -1,11 +1,49 @@
 // Search option parsing helpers and validation (nn_dataflow Option.__new__ checks).
 #include "model/options.hpp"
 
+#include <sstream>
 #include <string>
 
 #include "core/errors.hpp"
 
 namespace kapla::model {
+
+SearchOptions default_options() {
+  SearchOptions o;
+  o.sw_gbuf_bypass = {{true, true, true}};  // nn_dataflow_search.py: no --disable-bypass
+  return o;
+}
+
+std::vector<std::pair<std::string, std::string>> describe(const SearchOptions& o) {
+  auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  auto num = [](double v) {
+    std::ostringstream os;
+    os.precision(17);
+    os << v;
+    return os.str();
+  };
+  const auto& bp = o.sw_gbuf_bypass;
+  return {
+      {"options.sw_gbuf_bypass", "[" + flag(bp[DataCategory::Fil]) + "," +
+                                     flag(bp[DataCategory::Ifm]) + "," +
+                                     flag(bp[DataCategory::Ofm]) + "]"},
+      {"options.sw_solve_loopblocking", flag(o.sw_solve_loopblocking)},
+      {"options.hw_access_forwarding", flag(o.hw_access_forwarding)},
+      {"options.hw_gbuf_sharing", flag(o.hw_gbuf_sharing)},
+      {"options.hw_gbuf_save_writeback", flag(o.hw_gbuf_save_writeback)},
+      {"options.partition_hybrid", flag(o.partition_hybrid)},
+      {"options.partition_batch", flag(o.partition_batch)},
+      {"options.partition_ifmaps", flag(o.partition_ifmaps)},
+      {"options.partition_interlayer", flag(o.partition_interlayer)},
+      {"options.layer_pipeline_time_ovhd", num(o.layer_pipeline_time_ovhd)},
+      {"options.layer_pipeline_max_degree", num(o.layer_pipeline_max_degree)},
+      {"options.layer_pipeline_opt", flag(o.layer_pipeline_opt)},
+      {"options.opt_goal", std::string(goal_name(o.opt_goal))},
+      {"options.ntops", std::to_string(o.ntops)},
+      {"options.cost_model", std::string(variant_name(o.cost_model))},
+      {"options.rs_fold_variants", flag(o.rs_fold_variants)},
+  };
+}
 
 std::string_view goal_name(Goal g) {
   switch (g) {

@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/enum_array.hpp"
 
@@ -17,7 +20,8 @@ enum class Goal : std::uint8_t { Energy, Delay, EnergyDelay };
 /// read-write data category): upstream TANGRAM nn_dataflow, or the KAPLA fork of it.
 enum class CostModelVariant : std::uint8_t { Kapla, Tangram };
 
-/// Defaults are the reference Option's defaults (the CLI's differ: it allows bypass).
+/// The member initialisers are the reference library's Option() (GBUF bypass off), which the
+/// parity tests construct. What a user gets by default is default_options() below.
 struct SearchOptions {
   /// GBUF bypass allowed per data category (FIL, IFM, OFM).
   PerDataCategory<bool> sw_gbuf_bypass{{false, false, false}};
@@ -43,6 +47,17 @@ struct SearchOptions {
 
   friend bool operator==(const SearchOptions&, const SearchOptions&) = default;
 };
+
+/// kapla's one set of defaults, used by every user-facing entry point (`kapla schedule`, job
+/// files with or without "options", options files): nn_dataflow's command line
+/// (nn_dataflow_search.py), i.e. GBUF bypass allowed for every data category and the rest as
+/// the reference Option. nn_dataflow's CLI is what its published results were run with.
+SearchOptions default_options();
+
+/// Every field of SearchOptions as ("options.<field>", text) pairs in declaration order, so
+/// the results' /resolved table and `kapla schedule --help` can show all that changes a
+/// result. Booleans are true/false, sw_gbuf_bypass is "[FIL,IFM,OFM]" of booleans.
+std::vector<std::pair<std::string, std::string>> describe(const SearchOptions& o);
 
 std::string_view goal_name(Goal g);
 /// The goal's primary figure: e -> energy, d -> time, ed -> energy * time.

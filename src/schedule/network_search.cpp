@@ -355,11 +355,26 @@ NetworkSearchResult Searcher::run() {
     tops_none_.emplace_back(net_, std::move(in), std::move(ext));
   }
   tops_.assign(ordered_.size(), {});
+  SearchProgress progress;
+  progress.layers_total = ordered_.size();
+  progress.segments_total = stats_.segments_after_pruning;
   for (std::size_t i = 0; i < ordered_.size() && !stopped_; ++i) {
     std::vector<NetworkScheme> cand;
-    for (const std::size_t k : by_last[ordered_[i]]) {
+    const auto& ending_here = by_last[ordered_[i]];
+    for (std::size_t j = 0; j < ending_here.size(); ++j) {
+      const std::size_t k = ending_here[j];
       if (seg_constraints[k].empty()) continue;  // pruned (or no constraint at all)
       for (auto& s : segment_search(*distinct[k], seg_constraints[k])) cand.push_back(std::move(s));
+      if (opts_.progress) {
+        ++progress.segments_done;
+        // The layer is done with the last segment that ends at it.
+        const bool last = std::none_of(ending_here.begin() + static_cast<std::ptrdiff_t>(j) + 1,
+                                       ending_here.end(),
+                                       [&](std::size_t m) { return !seg_constraints[m].empty(); });
+        progress.layers_done = i + (last ? 1 : 0);
+        progress.segment = distinct[k];
+        opts_.progress(progress);
+      }
     }
     keep_tops(cand, opts_.options.opt_goal, opts_.options.ntops);
     tops_[i] = std::move(cand);

@@ -22,6 +22,15 @@
 
 namespace kapla::schedule {
 
+/// Where a network search is, for progress reports (after each segment search).
+struct SearchProgress {
+  std::size_t layers_done = 0;   // layers, in scheduling order, whose best schedules are known
+  std::size_t layers_total = 0;
+  std::size_t segments_done = 0;  // segments searched (after pruning)
+  std::size_t segments_total = 0;
+  const PipelineSegment* segment = nullptr;  // the segment just searched
+};
+
 struct NetworkSearchOptions {
   model::SearchOptions options;
   model::UnitCosts costs;
@@ -41,6 +50,9 @@ struct NetworkSearchOptions {
   /// polls it inside long searches. Thread-safe and monotonic (once true, stays true). A
   /// stopped search returns no schedule (NetworkSearchResult::stopped).
   std::function<bool()> stop;
+  /// Called on the calling thread after each segment search; empty = no reports. No numeric
+  /// effect.
+  std::function<void(const SearchProgress&)> progress;
 };
 
 struct NetworkSearchStats {

@@ -42,7 +42,7 @@ struct SweepSpec {
   std::vector<StrategyAxis> strategies;
   std::vector<std::uint64_t> seeds{1};
   // Settings shared by every tuple.
-  model::SearchOptions options;
+  model::SearchOptions options = model::default_options();
   /// Wall-clock limit per tuple in seconds; 0 means none. A tuple that hits it is recorded
   /// with status "timeout".
   double tuple_time_limit_seconds = 0;

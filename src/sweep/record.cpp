@@ -135,8 +135,9 @@ std::optional<std::string> first_difference(const std::vector<TupleRecord>& a,
   return std::nullopt;
 }
 
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
+std::string utc_now() { return utc_time(std::chrono::system_clock::now()); }
+
+std::string utc_time(std::chrono::system_clock::time_point now) {
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch())
                       .count() % 1000;

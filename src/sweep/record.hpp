@@ -2,6 +2,8 @@
 // the HDF5 reader gives back.
 #pragma once
 
+#include <chrono>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,5 +49,7 @@ Provenance process_provenance(int rank, const std::string& command_line,
                               const std::string& mpi_version);
 /// Now, ISO 8601 UTC with milliseconds.
 std::string utc_now();
+/// `t` in the same form ("2026-01-31T12:00:00.000Z").
+std::string utc_time(std::chrono::system_clock::time_point t);
 
 }  // namespace kapla::sweep

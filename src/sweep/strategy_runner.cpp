@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "schedule/layer_text.hpp"
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/strategy.hpp"
@@ -31,47 +32,6 @@ std::string dim_text(const T& d) {
   return os.str();
 }
 
-// "OUTP=2x2 OFMP=1x1 BATP=1x1 INPP=1x1" in nesting order (top first).
-std::string partition_text(const mapping::PartitionScheme& p) {
-  std::ostringstream os;
-  for (std::size_t i = 0; i < p.order.size(); ++i) {
-    const auto& d = p.pdims[p.order[i]];
-    os << (i ? " " : "") << name_of(p.order[i]) << '=' << d.h << 'x' << d.w;
-  }
-  return os.str();
-}
-
-// Blocking factors per level, "IFM,OFM,BAT" per level separated by '/': e.g. "4,2,1/1,8,4/2,1,2".
-std::string blocking_text(const pricing::LayerSchedule& s) {
-  std::ostringstream os;
-  for (std::size_t level = 0; level < s.tvals.size(); ++level) {
-    if (level) os << '/';
-    bool first = true;
-    for (auto d : all_values<LoopDim>()) {
-      os << (first ? "" : ",") << s.tvals[level][d];
-      first = false;
-    }
-  }
-  return os.str();
-}
-
-// Loop orders per blocking level (GBUF, REGF): loop names from outer to inner.
-std::string orders_text(const pricing::LayerSchedule& s) {
-  std::ostringstream os;
-  for (std::size_t level = 0; level < s.orders.size(); ++level) {
-    if (level) os << '/';
-    std::vector<std::pair<int, LoopDim>> by_rank;
-    for (auto d : all_values<LoopDim>()) by_rank.emplace_back(s.orders[level][d], d);
-    std::sort(by_rank.rbegin(), by_rank.rend());  // 0 = innermost: outer first
-    bool first = true;
-    for (const auto& [rank, d] : by_rank) {
-      os << (first ? "" : ",") << name_of(d);
-      first = false;
-    }
-  }
-  return os.str();
-}
-
 class StrategyRunner final : public TupleRunner {
  public:
   StrategyRunner(const SweepSpec& spec, ModelLoaders loaders)
@@ -85,19 +45,25 @@ class StrategyRunner final : public TupleRunner {
     (void)search::make_layer_strategy(name, t.strategy_options);
   }
 
-  // Longest first: search time grows with the layers to schedule, steeply with the node
-  // array (partition and segment choices), and with the strategy's thoroughness. The factors
-  // are from measured jobs/quick.json tuple times (docs/sweep.md); only the order matters.
+  // Estimated CPU seconds on one thread (dispatch: longest first; --dry-run; the ETA). Search
+  // time grows with the layers to schedule, with the node array (partition choices), with
+  // inter-layer pipelining on a node array (segments), and with the strategy's thoroughness.
+  // The constants are fitted by scripts/fit_tuple_estimate.py to 103 measured tuple times
+  // (docs/data/tuple_times.csv): median 2.5x off, 90 % within 11x (docs/sweep.md "Dry run").
   double estimate_cost(const Tuple& t) const override {
     const auto& net = network(t.network);
     const auto& hw = hardware(t.hardware);
     const auto name = search::canonical_strategy_name(t.strategy);
-    const double strategy_factor = name == "directive-exhaustive" ? 300
-                                   : name == "exhaustive" || name == "guided" ? 20
-                                   : name == "random" ? 10 : 1;
+    const double strategy_factor = name == "directive-exhaustive" ? 9.31
+                                   : name == "guided"             ? 6.98
+                                   : name == "exhaustive"         ? 5.67
+                                   : name == "random"             ? 3.11
+                                                                  : 1;
     const double nodes = static_cast<double>(hw.nodes.size());
-    return static_cast<double>(net.size()) * nodes * nodes * strategy_factor *
-           static_cast<double>(t.batch > 1 ? 2 : 1);
+    const double pipelining = options_.partition_interlayer && nodes > 1 ? 5.91 : 1;
+    constexpr double kSecondsPerLayerNode = 2.35e-4;
+    return kSecondsPerLayerNode * static_cast<double>(net.size()) * nodes * strategy_factor *
+           pipelining * static_cast<double>(t.batch > 1 ? 2 : 1);
   }
 
   TupleResult run(const Tuple& t, const RunContext& ctx) const override {
@@ -184,9 +150,9 @@ class StrategyRunner final : public TupleRunner {
                           la[MemLevel::Itcn] * c.mem_hier[MemLevel::Itcn],
                           la[MemLevel::Regf] * c.mem_hier[MemLevel::Regf]};
       row.time = s->time;
-      row.partition = partition_text(s->part);
-      row.blocking = blocking_text(*s);
-      row.orders = orders_text(*s);
+      row.partition = schedule::partition_text(s->part);
+      row.blocking = schedule::blocking_text(*s);
+      row.orders = schedule::orders_text(*s);
       auto& seg = segments[row.segment];
       seg.segment = row.segment;
       seg.layers += (seg.layers.empty() ? "" : " ") + row.layer;
@@ -228,20 +194,8 @@ class StrategyRunner final : public TupleRunner {
     for (auto m : all_values<MemLevel>()) {
       out.emplace_back("hardware.costs." + std::string(name_of(m)), text(hw.costs.mem_hier[m]));
     }
-    const auto& o = options_;
-    out.emplace_back("options.opt_goal", std::string(model::goal_name(o.opt_goal)));
-    out.emplace_back("options.cost_model", std::string(model::variant_name(o.cost_model)));
-    out.emplace_back("options.ntops", std::to_string(o.ntops));
-    out.emplace_back("options.partition_hybrid", o.partition_hybrid ? "true" : "false");
-    out.emplace_back("options.partition_batch", o.partition_batch ? "true" : "false");
-    out.emplace_back("options.partition_ifmaps", o.partition_ifmaps ? "true" : "false");
-    out.emplace_back("options.partition_interlayer", o.partition_interlayer ? "true" : "false");
-    out.emplace_back("options.hw_access_forwarding", o.hw_access_forwarding ? "true" : "false");
-    out.emplace_back("options.hw_gbuf_sharing", o.hw_gbuf_sharing ? "true" : "false");
-    out.emplace_back("options.sw_solve_loopblocking", o.sw_solve_loopblocking ? "true" : "false");
-    out.emplace_back("options.layer_pipeline_time_ovhd", text(o.layer_pipeline_time_ovhd));
-    out.emplace_back("options.layer_pipeline_max_degree", text(o.layer_pipeline_max_degree));
-    out.emplace_back("options.rs_fold_variants", o.rs_fold_variants ? "true" : "false");
+    // Every option that can change a result (model::describe lists them all).
+    for (auto& kv : model::describe(options_)) out.push_back(std::move(kv));
     return out;
   }
 

@@ -114,7 +114,9 @@ class TupleRunner {
   /// Throws InputError if the tuple cannot run (unknown network, hardware or strategy);
   /// called for every tuple before the sweep starts.
   virtual void check(const Tuple& tuple) const = 0;
-  /// A relative cost estimate used to dispatch long tuples first. Only the order matters.
+  /// The tuple's estimated CPU seconds on one thread: dispatch runs long tuples first (only
+  /// the order matters there); `kapla sweep --dry-run` and the ETA show it (a fake runner may
+  /// return any positive scale).
   virtual double estimate_cost(const Tuple& tuple) const = 0;
   /// Runs one tuple. Exceptions are recorded as status Failed.
   virtual TupleResult run(const Tuple& tuple, const RunContext& ctx) const = 0;

@@ -119,6 +119,21 @@ grep -q "exit code 0" "$D/work/single-$jid.out" || fail "sweep job did not finis
 "$DRIVER" provenance "$D/work/slurm.h5" > prov.txt
 grep -q ",$jid,"  prov.txt || fail "Slurm job id not recorded"
 [[ $(cut -d, -f2 prov.txt | sort -u | wc -l) == 2 ]] || fail "expected tuples from ranks 0 and 1"
+# CPU binding: each rank prints the CPUs it may run on (sched_getaffinity); the script's
+# launcher binds each rank to its own --cpus-per-task cores.
+bound=$(grep -Eo "rank [01] of 2 on [^:]+: cpus [0-9,-]+, 1 OpenMP thread$" "$D/work/single-$jid.out" |
+        sed -E 's/.*cpus ([0-9,-]+), .*/\1/' | sort)
+[[ $(wc -l <<<"$bound") == 2 && $(sort -u <<<"$bound" | wc -l) == 2 ]] ||
+  fail "expected two ranks on one distinct cpu each, got: $(grep 'rank ' "$D/work/single-$jid.out")"
+grep -Eqv '^[0-9]+$' <<<"$bound" && fail "a rank may run on more than one cpu: $bound"
+if ((cpus >= 2)); then
+  jid=$(sbatch --parsable --ntasks=1 --cpus-per-task=2 --output="$D/work/cpt2-%j.out" \
+        "$SRC/slurm/sweep.sbatch" "$D/work/job.json" --out "$D/work/cpt2.h5") || fail "sbatch (cpus-per-task)"
+  wait_job "$jid" 120
+  cat "$D/work/cpt2-$jid.out"
+  grep -Eq "rank 0 of 1 on [^:]+: cpus [0-9]+-[0-9]+, 2 OpenMP threads$" "$D/work/cpt2-$jid.out" ||
+    fail "--cpus-per-task=2: the rank does not have 2 cpus and 2 threads"
+fi
 
 # 2. A job array of two sweeps through submit.sh (logs %A_%a).
 write_job a.json arr_a "$D/work/arr_a.h5"
@@ -127,6 +142,8 @@ out=$(cd "$D/work" && "$SRC/slurm/submit.sh" --ntasks=2 --output="$D/work/arr-%A
   || fail "submit.sh (array)"
 aid=${out##* }
 echo "array job $aid"
+# The job list is on the shared file system beside the results, not in a node-local /tmp.
+ls "$D"/work/results/kapla-jobs.* >/dev/null 2>&1 || fail "submit.sh: no job list in results/"
 wait_job "$aid" 180
 ls "$D/work"/arr-"$aid"_0.out "$D/work"/arr-"$aid"_1.out >/dev/null || fail "no %A_%a logs"
 "$DRIVER" compare "$D/work/ref.h5" "$D/work/arr_a.h5" || fail "array task 0 results"

@@ -63,6 +63,8 @@ TEST(HardwarePresets, Cloud) {
   EXPECT_EQ(hw.array_bus_width_bits, 128);
   EXPECT_EQ(hw.dram_bandwidth_bytes_per_cycle, 51.2);
   EXPECT_EQ(hw.mem_type, model::MemoryType::TwoD);
+  EXPECT_TRUE(hw.energy_in_joules);  // "energy_unit": "joule"
+  EXPECT_FALSE(preset("eyeriss").energy_in_joules);
   EXPECT_EQ(hw.costs, kMultiNodeCosts);
   EXPECT_EQ(hw.features, (model::HardwareFeatures{true, true, true}));
 }

@@ -139,6 +139,42 @@ TEST(job_json, kapla_params_select_inter_layer_options_and_variant) {
   EXPECT_THAT(error_of(text), HasSubstr("jobs/x.json: strategies[0].params.refinement: must be"));
 }
 
+TEST(job_json, defaults_are_kapla_schedules) {
+  // One set of defaults: a job without "options", or with some keys missing, gets
+  // model::default_options() (nn_dataflow's CLI: GBUF bypass on), as `kapla schedule` does.
+  std::string none = kValid;
+  const auto at = none.find("  \"options\"");
+  none.erase(at, none.find('\n', at) - at + 1);
+  const auto a = parse_job_text(none, "a");
+  EXPECT_EQ(a.options, model::default_options());
+  std::string partial = kValid;
+  const std::string bypass = R"("sw_gbuf_bypass": [false, true, true])";
+  partial.replace(partial.find(bypass), bypass.size(), R"("ntops": 1)");
+  EXPECT_EQ(parse_job_text(partial, "b").options.sw_gbuf_bypass,
+            model::default_options().sw_gbuf_bypass);
+}
+
+TEST(job_json, old_default_results_are_not_reused_under_the_new_default) {
+  // Before one set of defaults, a job without "options" ran with GBUF bypass off. Such a
+  // file's fingerprint must differ from a job without options now (resuming it is refused),
+  // and equal a job that states the old default explicitly (so it still resumes).
+  auto job = [](const std::string& options) {
+    return std::string(R"({"name": "t", "networks": ["mlp_s"], "hardware": ["edge"], "batch": 1,
+      "strategies": ["exhaustive"], )") + options + R"("output": "r.h5"})";
+  };
+  const auto now = parse_job_text(job(""), "now").fingerprint;
+  const auto old_default =
+      parse_job_text(job(R"("options": {"sw_gbuf_bypass": [false, false, false]}, )"), "old");
+  const auto explicit_on =
+      parse_job_text(job(R"("options": {"sw_gbuf_bypass": [true, true, true]}, )"), "on");
+  EXPECT_NE(now, old_default.fingerprint);
+  EXPECT_EQ(now, explicit_on.fingerprint);
+  // The fingerprint of the old default (bypass off, everything else Option()) is unchanged.
+  EXPECT_EQ(old_default.fingerprint,
+            sweep::hex64(sweep::fnv1a(canonical_options(model::SearchOptions{}) +
+                                      ";tuple_time_limit_seconds=0")));
+}
+
 TEST(job_json, missing_file_is_an_input_error) {
   EXPECT_THROW(load_job_file("/nonexistent/job.json"), InputError);
 }

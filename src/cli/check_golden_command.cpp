@@ -27,7 +27,25 @@ struct CheckArgs {
   std::vector<std::string> files;
   int threads = 1;
   std::string only_kind;
+  bool breakdown = false;
 };
+
+// "<id> cost C energy op .. noc .. static .. dram .. gbuf .. itcn .. regf .." (full precision):
+// the breakdown kapla priced for the record, in cost::EnergyBreakdown::kPartNames order.
+void print_breakdown(const nlohmann::json& rec, const GoldenCheck& c) {
+  if (!c.energy) return;
+  const std::string id = rec.contains("id") ? rec.at("id").get<std::string>()
+                                            : rec.value("config", std::string()) + "/" +
+                                                  rec.value("net", std::string());
+  std::ostringstream os;
+  os.precision(17);
+  os << id << " cost " << c.cost << " energy";
+  const auto parts = c.energy->parts();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    os << ' ' << cost::EnergyBreakdown::kPartNames[i] << ' ' << parts[i];
+  }
+  std::cout << os.str() << "\n";
+}
 
 void run_check(const CheckArgs& a, Context& ctx) {
   const io::Catalog catalog(ctx.resolved_data_dir());
@@ -50,6 +68,7 @@ void run_check(const CheckArgs& a, Context& ctx) {
       if (!a.only_kind.empty() && kind != a.only_kind) continue;
       GoldenCheck c = check_golden_record(rec, a.threads, loader);
       max_err = std::max(max_err, c.max_rel_err);
+      if (a.breakdown) print_breakdown(rec, c);
       if (c.skipped) {
         ++skipped;
         continue;
@@ -77,6 +96,9 @@ void register_check_golden(CLI::App& app, Context& ctx) {
   sub->add_option("files", a->files, "Golden .jsonl files")->required();
   sub->add_option("--threads", a->threads, "OpenMP threads per layer search");
   sub->add_option("--kind", a->only_kind, "Only records of this kind");
+  sub->add_flag("--breakdown", a->breakdown,
+                "Print each record's priced cost and energy breakdown (op noc static dram gbuf "
+                "itcn regf)");
   sub->callback([a, &ctx] { run_check(*a, ctx); });
 }
 

@@ -5,14 +5,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "cost/layer_cost.hpp"
-#include "cost/loop_blocking.hpp"
-#include "cost/map_strategy.hpp"
 #include "io/golden_record.hpp"
-#include "mapping/buffer_sharing_scheme.hpp"
-#include "mapping/data_layout_ops.hpp"
-#include "mapping/noc_hops.hpp"
-#include "mapping/part_layer.hpp"
+#include "pricing/fixed_scheme.hpp"
 #include "schedule/network_search.hpp"
 #include "search/exhaustive.hpp"
 #include "search/strategy.hpp"
@@ -49,6 +43,11 @@ class Comparer {
     if (result_.mismatch.empty()) result_.mismatch = id_ + ": " + what;
   }
   bool ok() const { return result_.mismatch.empty(); }
+  /// The priced figures the check is about (printed by `check-golden --breakdown`).
+  void priced(double total, const cost::EnergyBreakdown& energy) {
+    result_.cost = total;
+    result_.energy = energy;
+  }
   GoldenCheck result() const { return result_; }
 
  private:
@@ -58,29 +57,6 @@ class Comparer {
 };
 
 }  // namespace
-
-pricing::LayerProblem layer_problem_of(const json& rec) {
-  const json& in = rec.at("inputs");
-  pricing::LayerProblem p;
-  p.layer = golden::parse_layer(in.at("layer"));
-  p.batch = in.at("batch_size").get<std::int64_t>();
-  p.resource = golden::parse_resource(in.at("resource"));
-  p.costs = golden::parse_cost(in.at("cost"));
-  p.options = golden::parse_options(in.at("options"), rec.at("model").get<std::string>());
-  if (in.contains("constraint") && !in.at("constraint").is_null()) {
-    const json& c = in.at("constraint");
-    p.constraint.topbat = c.value("topbat", std::int64_t{0});
-    p.constraint.topifm = c.value("topifm", std::int64_t{0});
-    p.constraint.topofm = c.value("topofm", std::int64_t{0});
-    if (c.contains("spec")) {
-      p.constraint.fbifm = c.at("spec").value("fbifm", false);
-      p.constraint.fbofm = c.at("spec").value("fbofm", false);
-    }
-  }
-  p.ifmap_layout = golden::parse_layout(in.at("ifmap_layout"));
-  for (std::size_t i = 0; i < 3; ++i) p.sched_seq[i] = in.at("sched_seq").at(i).get<int>();
-  return p;
-}
 
 namespace {
 
@@ -92,7 +68,7 @@ GoldenCheck check_layer_schedule(const json& rec, int threads) {
     g.skipped = true;
     return g;
   }
-  const auto problem = layer_problem_of(rec);
+  const auto problem = golden::parse_layer_problem(rec);
   search::ExhaustiveStrategy b;
   search::SearchContext ctx;
   ctx.num_threads = threads;
@@ -109,6 +85,7 @@ GoldenCheck check_layer_schedule(const json& rec, int threads) {
     cmp.fail("no valid schedule found");
     return cmp.result();
   }
+  cmp.priced(tops[0].cost, tops[0].energy);
   const json& keys = rec.at("cmp_keys");
   switch (problem.options.opt_goal) {
     case model::Goal::Energy:
@@ -166,6 +143,7 @@ GoldenCheck check_network_run(const json& rec, int threads, const NetworkLoader&
     return cmp.result();
   }
   const auto& best = res.tops.front();
+  cmp.priced(best.total_cost(), best.energy());
   const json& r = rec.at("result");
   const double c = golden::to_double(r.at("total_cost"));
   const double t = golden::to_double(r.at("total_time"));
@@ -192,34 +170,19 @@ GoldenCheck check_network_run(const json& rec, int threads, const NetworkLoader&
   return cmp.result();
 }
 
-// A fixed scheme evaluated exactly as the search evaluates a candidate (README §1).
+// A fixed scheme priced by the search's own pipeline (pricing::price_fixed_scheme, README §1).
 GoldenCheck check_scheme_eval(const json& rec) {
   Comparer cmp(rec.at("id").get<std::string>());
-  const json& in = rec.at("inputs");
-  const auto layer = golden::parse_layer(in.at("layer"));
-  const auto batch = in.at("batch_size").get<std::int64_t>();
-  const auto resource = golden::parse_resource(in.at("resource"));
-  const auto costs = golden::parse_cost(in.at("cost"));
-  const auto options = golden::parse_options(in.at("options"), rec.at("model").get<std::string>());
-  const auto ifmap_layout = golden::parse_layout(in.at("ifmap_layout"));
-  const auto fs = golden::parse_fixed_scheme(in.at("scheme"));
-  const auto mapping_kind = rec.value("array_mapping", std::string("eyeriss")) == "systolic"
-                                ? cost::ArrayMapping::Systolic
-                                : cost::ArrayMapping::Eyeriss;
-  const auto pl = mapping::part_layer(layer, batch, fs.part);
-  const auto nlds = cost::map_layer(mapping_kind, pl.p_layer, pl.p_batch, pl.p_occupancy,
-                                    resource.dim_array, options.cost_model)
-                        .nlds;
-  if (fs.nld_index < 0 || static_cast<std::size_t>(fs.nld_index) >= nlds.size()) {
-    cmp.fail("nld_index out of range (" + std::to_string(nlds.size()) + " NLDs)");
+  const auto problem = golden::parse_layer_problem(rec);
+  const auto fs = golden::parse_fixed_scheme(rec.at("inputs").at("scheme"));
+  const auto priced =
+      pricing::price_fixed_scheme(problem, fs.part, {fs.nld_index, {fs.bl_ts, fs.bl_ords}});
+  if (!priced.blocking) {
+    cmp.fail("nld_index out of range (" + std::to_string(priced.setup.map.nlds.size()) +
+             " NLDs)");
     return cmp.result();
   }
-  const auto& nld = nlds[static_cast<std::size_t>(fs.nld_index)];
-  const auto bufshr = mapping::make_bufshr_scheme(resource.proc_region, fs.part, nld.data_loops);
-  cost::LoopBlocking blocking;
-  blocking.bl_ts = fs.bl_ts;
-  blocking.bl_ords = fs.bl_ords;
-  const auto lbs = cost::evaluate_loop_blocking(nld, blocking, resource, bufshr, options, costs);
+  const auto& lbs = *priced.blocking;
   const bool want_valid = rec.at("valid").get<bool>();
   if (lbs.valid() != want_valid) {
     cmp.fail(std::string("valid: ") + (lbs.valid() ? "true" : "false") + " vs reference " +
@@ -234,15 +197,12 @@ GoldenCheck check_scheme_eval(const json& rec) {
     }
     return cmp.result();
   }
-  std::vector<PhyDim2> filter_nodes;
-  for (const auto& n : resource.dram_region.nodes()) {
-    if (std::find(filter_nodes.begin(), filter_nodes.end(), n) == filter_nodes.end()) filter_nodes.push_back(n);
+  if (!priced.cost) {
+    cmp.fail("the scheduling constraint rejects the scheme");
+    return cmp.result();
   }
-  std::sort(filter_nodes.begin(), filter_nodes.end());
-  const auto ofl = mapping::ofmap_layout(layer, batch, fs.part, resource.dst_data_region);
-  const auto unit_nhops = mapping::unit_nhops_to_proc_region(layer, batch, resource.proc_region,
-                                                             fs.part, filter_nodes, ifmap_layout, ofl, options);
-  const auto lc = cost::layer_cost(lbs, unit_nhops, costs);
+  const auto& lc = *priced.cost;
+  cmp.priced(lc.cost, lc.energy);
   const json& r = rec.at("result");
   auto num = [&](const char* k) { return golden::to_double(r.at(k)); };
   cmp.equal("cost", lc.cost, num("cost"));

@@ -206,6 +206,16 @@ json per(const EnumArray<E, double>& a) {
   return out;
 }
 
+// The breakdown as {"op": .., "noc": .., "static": .., ...} (cost::EnergyBreakdown::kPartNames).
+json energy_json(const cost::EnergyBreakdown& e) {
+  json j = json::object();
+  const auto parts = e.parts();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    j[std::string(cost::EnergyBreakdown::kPartNames[i])] = parts[i];
+  }
+  return j;
+}
+
 json scheme_json(const pricing::LayerSchedule& s) {
   json j = json::object();
   j["cost"] = s.cost;
@@ -217,6 +227,7 @@ json scheme_json(const pricing::LayerSchedule& s) {
   j["cost_access"] = s.cost_access;
   j["cost_noc"] = s.cost_noc;
   j["cost_static"] = s.cost_static;
+  j["energy"] = energy_json(s.energy);
   j["proc_time"] = number(s.proc_time);
   j["bus_time"] = number(s.bus_time);
   j["dram_time"] = number(s.dram_time);
@@ -457,12 +468,13 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     out["total_ops"] = number(best.total_ops());
     out["total_accesses"] = per(acc);
     out["total_noc_hops"] = number(best.total_noc_hops());
-    double access_cost = 0;
-    for (auto m : all_values<MemLevel>()) access_cost += acc[m] * costs.mem_hier[m];
-    out["total_op_cost"] = best.total_ops() * costs.mac_op;
-    out["total_access_cost"] = access_cost;
-    out["total_noc_cost"] = best.total_noc_hops() * costs.noc_hop;
-    out["total_static_cost"] = best.total_time() * costs.idl_unit;
+    // The reference CLI's cost fields, from the cost model's breakdown (no re-pricing here).
+    const auto energy = best.energy();
+    out["total_op_cost"] = energy.op;
+    out["total_access_cost"] = energy.access();
+    out["total_noc_cost"] = energy.noc;
+    out["total_static_cost"] = energy.idle;
+    out["energy"] = energy_json(energy);
     json pes = json::object();
     json bw = json::object();
     json scheds = json::object();

@@ -41,6 +41,14 @@ LayerCost layer_cost(const LoopBlockingEval& lbs, const PerDataCategory<double>&
       static_cast<double>(lbs.proc_time > lbs.bus_time ? lbs.proc_time : lbs.bus_time);
   double remote = 0;
   for (auto d : all_values<DataCategory>()) remote += lbs.remote_gbuf_access[d];
+  // The same products loop_blocking sums into access_cost, remote GBUF accesses with GBUF.
+  r.energy.op = r.cost_op;
+  r.energy.regf = r.cost_regf;
+  r.energy.itcn = r.cost_itcn;
+  r.energy.gbuf = r.cost_sram + costs.mem_hier[MemLevel::Gbuf] * remote;
+  r.energy.dram = r.cost_dram;
+  r.energy.noc = r.cost_noc;
+  r.energy.idle = r.cost_static;
   r.total_accesses = sums;
   r.total_accesses[MemLevel::Gbuf] += remote;
   r.total_noc_hops = s_total;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/enum_array.hpp"
+#include "cost/energy_breakdown.hpp"
 #include "cost/loop_blocking.hpp"
 #include "model/hardware.hpp"
 
@@ -15,8 +16,11 @@ struct LayerCost {
   double cost_access = 0;  // the loop-blocking access cost (incl. remote GBUF)
   double cost_noc = 0;     // noc_hop * Σ total_nhops
   double cost_static = 0;  // idl_unit * time
-  // The fork's breakdown (§12.6): mem_hier[m] * Σ_d access[m][d] (no remote GBUF), and the
-  // NoC cost split into buffer-sharing (node) and memory hops.
+  /// Where the energy goes (GBUF with the remote accesses); the parts sum to `cost`.
+  EnergyBreakdown energy;
+  // The fork's breakdown fields as the reference reports them (§12.6, golden parity only):
+  // mem_hier[m] * Σ_d access[m][d] (no remote GBUF), and the NoC cost split into
+  // buffer-sharing (node) and memory hops.
   double cost_dram = 0, cost_sram = 0, cost_itcn = 0, cost_regf = 0;
   double cost_node_nhops = 0, cost_mem_nhops = 0;
   PerDataCategory<double> unit_nhops{};

@@ -233,4 +233,30 @@ bool rel_equal(double a, double b, double rel) {
   return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
 }
 
+pricing::LayerProblem parse_layer_problem(const json& rec) {
+  const json& in = rec.at("inputs");
+  pricing::LayerProblem p;
+  p.layer = parse_layer(in.at("layer"));
+  p.batch = in.at("batch_size").get<std::int64_t>();
+  p.resource = parse_resource(in.at("resource"));
+  if (rec.value("array_mapping", std::string("eyeriss")) == "systolic") {
+    p.resource.array_mapping = model::ArrayMapping::Systolic;
+  }
+  p.costs = parse_cost(in.at("cost"));
+  p.options = parse_options(in.at("options"), rec.at("model").get<std::string>());
+  if (in.contains("constraint") && !in.at("constraint").is_null()) {
+    const json& c = in.at("constraint");
+    p.constraint.topbat = c.value("topbat", std::int64_t{0});
+    p.constraint.topifm = c.value("topifm", std::int64_t{0});
+    p.constraint.topofm = c.value("topofm", std::int64_t{0});
+    if (c.contains("spec")) {
+      p.constraint.fbifm = c.at("spec").value("fbifm", false);
+      p.constraint.fbofm = c.at("spec").value("fbofm", false);
+    }
+  }
+  p.ifmap_layout = parse_layout(in.at("ifmap_layout"));
+  for (std::size_t i = 0; i < 3; ++i) p.sched_seq[i] = in.at("sched_seq").at(i).get<int>();
+  return p;
+}
+
 }  // namespace kapla::io::golden

@@ -15,6 +15,7 @@
 #include "model/hardware.hpp"
 #include "model/layer.hpp"
 #include "model/options.hpp"
+#include "pricing/layer_problem.hpp"
 
 namespace kapla::io::golden {
 
@@ -41,6 +42,10 @@ struct FixedScheme {
   std::array<PerLoopDim<int>, 2> bl_ords{};
 };
 FixedScheme parse_fixed_scheme(const nlohmann::json& j);
+
+/// The per-layer problem of a scheme_eval or layer_schedule record: its inputs, the variant of
+/// its "model" and its "array_mapping" (row stationary unless "systolic").
+pricing::LayerProblem parse_layer_problem(const nlohmann::json& record);
 
 /// The cost-model variant of a record's "model" field ("kapla-fork@..." -> Kapla).
 model::CostModelVariant variant_of(const std::string& model_field);

@@ -39,31 +39,28 @@ PartitionPlacement place_partition(const LayerProblem& p, const mapping::Partiti
   return out;
 }
 
-std::optional<cost::LoopBlockingEval> evaluate_blocking(const LayerProblem& p,
-                                                        const PartitionSetup& setup,
-                                                        const FixedScheme& s) {
-  if (!p.constraint.is_valid_top_bl(s.blocking.bl_ts[0], s.blocking.bl_ords[0])) {
-    return std::nullopt;
-  }
-  if (s.nld_index < 0 || static_cast<std::size_t>(s.nld_index) >= setup.map.nlds.size()) {
-    return std::nullopt;
-  }
-  auto ev = cost::evaluate_loop_blocking(setup.map.nlds[static_cast<std::size_t>(s.nld_index)],
-                                         s.blocking, p.resource, setup.bufshr, p.options, p.costs);
-  if (!ev.valid()) return std::nullopt;
-  return ev;
+namespace {
+
+bool nld_in_range(const PartitionSetup& setup, const FixedScheme& s) {
+  return s.nld_index >= 0 && static_cast<std::size_t>(s.nld_index) < setup.map.nlds.size();
 }
 
-LayerSchedule schedule_of(const LayerProblem& p, const mapping::PartitionScheme& part,
-                          int nld_index, const cost::LoopBlockingEval& ev,
-                          const PartitionPlacement& placement) {
-  const auto lc = cost::layer_cost(ev, placement.unit_nhops, p.costs);
+cost::LoopBlockingEval evaluate_nld_blocking(const LayerProblem& p, const PartitionSetup& setup,
+                                             const FixedScheme& s) {
+  return cost::evaluate_loop_blocking(setup.map.nlds[static_cast<std::size_t>(s.nld_index)],
+                                      s.blocking, p.resource, setup.bufshr, p.options, p.costs);
+}
+
+LayerSchedule schedule_with_cost(const LayerProblem& p, const mapping::PartitionScheme& part,
+                                 int nld_index, const cost::LoopBlockingEval& ev,
+                                 const PartitionPlacement& placement, const cost::LayerCost& lc) {
   LayerSchedule s;
   s.cost = lc.cost;
   s.cost_op = lc.cost_op;
   s.cost_access = lc.cost_access;
   s.cost_noc = lc.cost_noc;
   s.cost_static = lc.cost_static;
+  s.energy = lc.energy;
   s.time = lc.time;
   s.proc_time = static_cast<double>(ev.proc_time);
   s.bus_time = static_cast<double>(ev.bus_time);
@@ -88,6 +85,43 @@ LayerSchedule schedule_of(const LayerProblem& p, const mapping::PartitionScheme&
   s.sched_seq = p.sched_seq;
   s.detail = std::make_shared<const cost::LoopBlockingEval>(ev);
   return s;
+}
+
+}  // namespace
+
+std::optional<cost::LoopBlockingEval> evaluate_blocking(const LayerProblem& p,
+                                                        const PartitionSetup& setup,
+                                                        const FixedScheme& s) {
+  if (!p.constraint.is_valid_top_bl(s.blocking.bl_ts[0], s.blocking.bl_ords[0])) {
+    return std::nullopt;
+  }
+  if (!nld_in_range(setup, s)) return std::nullopt;
+  auto ev = evaluate_nld_blocking(p, setup, s);
+  if (!ev.valid()) return std::nullopt;
+  return ev;
+}
+
+LayerSchedule schedule_of(const LayerProblem& p, const mapping::PartitionScheme& part,
+                          int nld_index, const cost::LoopBlockingEval& ev,
+                          const PartitionPlacement& placement) {
+  return schedule_with_cost(p, part, nld_index, ev, placement,
+                            cost::layer_cost(ev, placement.unit_nhops, p.costs));
+}
+
+PricedScheme price_fixed_scheme(const LayerProblem& p, const mapping::PartitionScheme& part,
+                                const FixedScheme& s) {
+  PricedScheme out;
+  out.setup = setup_partition(p, part);
+  if (!nld_in_range(out.setup, s)) return out;
+  out.blocking = evaluate_nld_blocking(p, out.setup, s);
+  if (!out.blocking->valid() ||
+      !p.constraint.is_valid_top_bl(s.blocking.bl_ts[0], s.blocking.bl_ords[0])) {
+    return out;
+  }
+  out.placement = place_partition(p, part, mapping::filter_nodes(p.resource.dram_region));
+  out.cost = cost::layer_cost(*out.blocking, out.placement.unit_nhops, p.costs);
+  out.schedule = schedule_with_cost(p, part, s.nld_index, *out.blocking, out.placement, *out.cost);
+  return out;
 }
 
 std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,

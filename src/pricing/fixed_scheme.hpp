@@ -21,6 +21,7 @@
 
 #include "core/enum_array.hpp"
 #include "core/phy_dim2.hpp"
+#include "cost/layer_cost.hpp"
 #include "cost/loop_blocking.hpp"
 #include "cost/map_strategy.hpp"
 #include "mapping/buffer_sharing_scheme.hpp"
@@ -83,6 +84,26 @@ std::optional<cost::LoopBlockingEval> evaluate_blocking(const LayerProblem& p,
 LayerSchedule schedule_of(const LayerProblem& p, const mapping::PartitionScheme& part,
                           int nld_index, const cost::LoopBlockingEval& ev,
                           const PartitionPlacement& placement);
+
+/// One fixed scheme priced step by step with every intermediate kept, for checks that compare
+/// each step with the reference (`kapla check-golden`, the golden parity tests). The same
+/// functions as the search's: setup_partition, the loop-blocking evaluation, place_partition,
+/// cost::layer_cost, schedule_of.
+struct PricedScheme {
+  PartitionSetup setup;
+  /// The loop-blocking evaluation, also when invalid (its reason); nullopt when nld_index is
+  /// out of range of setup.map.nlds.
+  std::optional<cost::LoopBlockingEval> blocking;
+  /// When the blocking is valid and meets the constraint: the placement, the layer cost and
+  /// the layer result (whose figures are the layer cost's).
+  PartitionPlacement placement;
+  std::optional<cost::LayerCost> cost;
+  std::optional<LayerSchedule> schedule;
+};
+
+/// Prices scheme `s` of partition `part` (not necessarily in B's partition list).
+PricedScheme price_fixed_scheme(const LayerProblem& p, const mapping::PartitionScheme& part,
+                                const FixedScheme& s);
 
 /// evaluate_blocking then schedule_of: the layer result of one fixed scheme, or nullopt.
 std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/enum_array.hpp"
+#include "cost/energy_breakdown.hpp"
 #include "cost/loop_blocking.hpp"
 #include "mapping/data_layout.hpp"
 #include "mapping/partition_scheme.hpp"
@@ -23,6 +24,8 @@ struct LayerSchedule {
   double cost_access = 0;
   double cost_noc = 0;
   double cost_static = 0;
+  /// Where `cost` goes, as the cost model split it (parts sum to `cost` up to rounding).
+  cost::EnergyBreakdown energy;
   double time = 0;
   double proc_time = 0;
   double bus_time = 0;

@@ -89,10 +89,21 @@ double NetworkScheme::total_time() const {
   return t;
 }
 
+double NetworkScheme::static_overcount() const {
+  if (sum_time_ == 0) return 0;
+  return sum_static_cost_ * (1 - 1. * total_time() / sum_time_);
+}
+
 double NetworkScheme::total_cost() const {
   if (sum_time_ == 0) return sum_cost_;
-  const double overcounted = sum_static_cost_ * (1 - 1. * total_time() / sum_time_);
-  return sum_cost_ - overcounted;
+  return sum_cost_ - static_overcount();
+}
+
+cost::EnergyBreakdown NetworkScheme::energy() const {
+  cost::EnergyBreakdown e;
+  for (std::size_t l : order_) e += by_layer_[l]->energy;
+  e.idle = sum_static_cost_ - static_overcount();
+  return e;
 }
 
 double NetworkScheme::total_ops() const {

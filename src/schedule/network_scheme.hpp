@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "cost/energy_breakdown.hpp"
 #include "mapping/data_layout.hpp"
 #include "model/network.hpp"
 #include "schedule/pipeline_segment.hpp"
@@ -44,6 +45,10 @@ class NetworkScheme {
   double total_ops() const;
   PerMemLevel<double> total_accesses() const;
   double total_noc_hops() const;
+  /// Where total_cost() goes: the layers' breakdowns summed, with the static part for the
+  /// network's time (pipelined layers overlap, so it is less than the layers' sum). The parts
+  /// sum to total_cost() up to rounding.
+  cost::EnergyBreakdown energy() const;
   double sum_cost() const { return sum_cost_; }
   double sum_static_cost() const { return sum_static_cost_; }
   double sum_time() const { return sum_time_; }
@@ -57,6 +62,8 @@ class NetworkScheme {
   double sum_cost_ = 0;
   double sum_static_cost_ = 0;
   double sum_time_ = 0;
+  /// The layers' static energy beyond the network's time (0 without pipelining).
+  double static_overcount() const;
   std::vector<SegmentTiming> timings_;
   /// Layers of the current (last) segment with their positions, for on-chip predecessors.
   std::vector<std::pair<std::size_t, SegIndex>> cur_seg_layers_;

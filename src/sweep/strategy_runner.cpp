@@ -124,18 +124,11 @@ class StrategyRunner final : public TupleRunner {
       return r;
     }
     const auto& best = found.tops.front();
-    const auto& c = hw.costs;
     r.energy = best.total_cost();
     r.total_cost = r.energy;
     r.time = best.total_time();
     r.edp = r.energy * r.time;
-    const auto acc = best.total_accesses();
-    r.energy_parts = {best.total_ops() * c.mac_op, best.total_noc_hops() * c.noc_hop,
-                      best.total_time() * c.idl_unit,
-                      acc[MemLevel::Dram] * c.mem_hier[MemLevel::Dram],
-                      acc[MemLevel::Gbuf] * c.mem_hier[MemLevel::Gbuf],
-                      acc[MemLevel::Itcn] * c.mem_hier[MemLevel::Itcn],
-                      acc[MemLevel::Regf] * c.mem_hier[MemLevel::Regf]};
+    r.energy_parts = best.energy().parts();
     std::map<std::int64_t, SegmentRow> segments;
     for (const std::size_t l : best.order()) {
       const auto* s = best.get(l);
@@ -143,12 +136,7 @@ class StrategyRunner final : public TupleRunner {
       row.layer = net.layer_name(l);
       row.segment = s->sched_seq[0];
       row.energy = s->cost;
-      const auto la = s->total_accesses();
-      row.energy_parts = {s->cost_op, s->cost_noc, s->cost_static,
-                          la[MemLevel::Dram] * c.mem_hier[MemLevel::Dram],
-                          la[MemLevel::Gbuf] * c.mem_hier[MemLevel::Gbuf],
-                          la[MemLevel::Itcn] * c.mem_hier[MemLevel::Itcn],
-                          la[MemLevel::Regf] * c.mem_hier[MemLevel::Regf]};
+      row.energy_parts = s->energy.parts();
       row.time = s->time;
       row.partition = schedule::partition_text(s->part);
       row.blocking = schedule::blocking_text(*s);

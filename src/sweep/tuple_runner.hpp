@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cost/energy_breakdown.hpp"
 #include "sweep/job.hpp"
 
 namespace kapla::sweep {
@@ -22,9 +23,8 @@ std::string_view status_name(TupleStatus s);
 /// "ok", "no_solution", "timeout", "failed", "interrupted"; InputError otherwise.
 TupleStatus parse_status(std::string_view s);
 
-/// Energy parts, in the order of kEnergyPartNames.
-inline constexpr std::array<std::string_view, 7> kEnergyPartNames = {
-    "op", "noc", "static", "dram", "gbuf", "itcn", "regf"};
+/// Energy parts, in the order of kEnergyPartNames: cost::EnergyBreakdown::parts().
+inline constexpr auto kEnergyPartNames = cost::EnergyBreakdown::kPartNames;
 using EnergyParts = std::array<double, kEnergyPartNames.size()>;
 
 struct LayerRow {

@@ -62,7 +62,7 @@ TEST(LayerSchedules, SameResultForOneAndTwoThreads) {
   int checked = 0;
   for (const auto& r : selected("nn_dataflow")) {
     if (r.at("status") != "ok") continue;
-    const auto p = cli::layer_problem_of(r);
+    const auto p = io::golden::parse_layer_problem(r);
     if (p.resource.proc_region.dim.size() < 4) continue;
     EXPECT_EQ(cli::check_golden_record(r, 2, {}).mismatch, "");
     if (++checked == 3) break;

@@ -4,6 +4,7 @@
 // the rest with KAPLA_SLOW_SET (label slow). Spec: nn_dataflow-spec.md §9.8, §3.4.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,9 @@ TEST_P(NetworkRun, TotalsMatchReference) {
   EXPECT_TRUE(io::golden::rel_equal(best.total_time(), want_time))
       << run_id(rec) << ": total_time " << best.total_time() << " != " << want_time;
   EXPECT_EQ(best.size(), best.network().size());
+  // The one energy breakdown sums to the total cost.
+  EXPECT_LE(std::fabs(best.energy().total() - best.total_cost()), 1e-12 * best.total_cost())
+      << run_id(rec);
   // Invariants: the totals are the sums of the layer figures (no static energy here).
   double ops = 0;
   for (std::size_t l : best.order()) ops += best.get(l)->ops;

@@ -57,16 +57,18 @@ void run_check(const CheckArgs& a, Context& ctx) {
   std::size_t skipped = 0;
   double max_err = 0;
   for (const auto& file : a.files) {
-    std::vector<nlohmann::json> recs;
-    try {
-      recs = io::golden::read_jsonl(file);
-    } catch (const std::exception& e) {
-      throw InputError(file + ": " + e.what());
-    }
-    for (const auto& rec : recs) {
+    const std::vector<nlohmann::json> recs = io::golden::read_jsonl(file);
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+      const auto& rec = recs[i];
+      if (!rec.is_object()) throw InputError(file + ": record " + std::to_string(i + 1) + ": not an object");
       const std::string kind = rec.value("kind", std::string());
       if (!a.only_kind.empty() && kind != a.only_kind) continue;
-      GoldenCheck c = check_golden_record(rec, a.threads, loader);
+      GoldenCheck c;
+      try {
+        c = io::golden::parsing_record([&] { return check_golden_record(rec, a.threads, loader); });
+      } catch (const InputError& e) {
+        throw InputError(file + ": record " + std::to_string(i + 1) + ": " + e.what());
+      }
       max_err = std::max(max_err, c.max_rel_err);
       if (a.breakdown) print_breakdown(rec, c);
       if (c.skipped) {

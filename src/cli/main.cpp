@@ -9,15 +9,29 @@
 #include "cli/commands.hpp"
 #include "cli/context.hpp"
 #include "core/errors.hpp"
+#include "core/terminal_text.hpp"
 
 namespace {
 
-// Messages are one line by construction; this keeps a stray newline from breaking that promise.
-std::string one_line(std::string message) {
-  for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
+std::string one_line(const std::string& message) { return kapla::terminal_safe(message); }
+
+// CLI11 says "A subcommand is required" for a mistyped one; name it instead. The first
+// argument that is not an option (or --data-dir's value) is the subcommand.
+void check_subcommand(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--data-dir") {
+      ++i;
+      continue;
+    }
+    if (arg.empty() || arg[0] == '-') continue;
+    std::string known;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->get_name() == arg) return;
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    throw kapla::InputError("unknown subcommand '" + arg + "'; known: " + known);
   }
-  return message;
 }
 
 }  // namespace
@@ -44,6 +58,7 @@ int main(int argc, char** argv) {
   cli::register_check_golden(app, ctx);
 
   try {
+    check_subcommand(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

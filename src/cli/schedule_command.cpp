@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@
 #include "cli/schedule_text.hpp"
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
+#include "io/options_json.hpp"
+#include "model/limits.hpp"
 #include "model/options.hpp"
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
@@ -67,8 +70,8 @@ struct ScheduleArgs {
   // The reference CLI's hardware flags (used without --hardware).
   std::vector<std::int64_t> nodes;
   std::vector<std::int64_t> array;
-  std::int64_t regf = 0;
-  std::int64_t gbuf = 0;
+  std::optional<std::int64_t> regf;
+  std::optional<std::int64_t> gbuf;
   std::int64_t word = 16;
   std::int64_t bus_width = 0;
   double dram_bw = std::numeric_limits<double>::infinity();
@@ -96,72 +99,42 @@ struct ScheduleArgs {
   std::optional<int> top;
 };
 
-double json_number(const json& j, const std::string& key) {
-  if (j.is_string()) {
-    const auto s = j.get<std::string>();
-    if (s == "inf" || s == "Infinity") return std::numeric_limits<double>::infinity();
-    throw InputError("options: " + key + ": expected a number, got \"" + s + "\"");
-  }
-  if (!j.is_number()) throw InputError("options: " + key + ": expected a number");
-  return j.get<double>();
-}
+// The model's field names and the reference CLI's flags that set them, so that a flag's error
+// names the flag: the flags build the same model values and go through the same validation.
+constexpr std::pair<std::string_view, std::string_view> kFlagOfField[] = {
+    {"nodes", "--nodes"},
+    {"pe_array", "--array"},
+    {"gbuf_bytes", "--gbuf"},
+    {"regf_bytes", "--regf"},
+    {"word_bits", "--word"},
+    {"array_bus_width_bits", "--bus-width"},
+    {"dram_bandwidth_bytes_per_cycle", "--dram-bw"},
+    {"costs.mac_op", "--op-cost"},
+    {"costs.mem_hier.DRAM", "--hier-cost DRAM"},
+    {"costs.mem_hier.GBUF", "--hier-cost GBUF"},
+    {"costs.mem_hier.ITCN", "--hier-cost ITCN"},
+    {"costs.mem_hier.REGF", "--hier-cost REGF"},
+    {"costs.noc_hop", "--hop-cost"},
+    {"costs.idl_unit", "--unit-idle-cost"},
+    {"layer_pipeline_time_ovhd", "--layer-pipeline-time-overhead"},
+    {"layer_pipeline_max_degree", "--layer-pipeline-max-degree"},
+    {"ntops", "-t/--top"},
+};
 
-// A KAPLA options file (options/*.json, kapla-spec §7.2); unknown keys are errors.
-model::SearchOptions load_options_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open options file");
-  json doc;
+// Runs a model validation and renames its "FIELD: reason" to "FLAG: reason".
+template <class F>
+void validate_as_flags(F&& validate) {
   try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  if (!doc.is_object()) throw InputError(path + ": expected an object");
-  model::SearchOptions o = model::default_options();  // keys not in the file
-  for (const auto& [key, v] : doc.items()) {
-    const std::string where = path + ": " + key;
-    auto as_bool = [&]() {
-      if (!v.is_boolean()) throw InputError(where + ": expected true or false");
-      return v.get<bool>();
-    };
-    if (key == "sw_gbuf_bypass") {
-      if (!v.is_array() || v.size() != 3) throw InputError(where + ": expected 3 booleans");
-      for (std::size_t i = 0; i < 3; ++i) o.sw_gbuf_bypass.values[i] = v[i].get<bool>();
-    } else if (key == "sw_solve_loopblocking") {
-      o.sw_solve_loopblocking = as_bool();
-    } else if (key == "hw_access_forwarding") {
-      o.hw_access_forwarding = as_bool();
-    } else if (key == "hw_gbuf_sharing") {
-      o.hw_gbuf_sharing = as_bool();
-    } else if (key == "hw_gbuf_save_writeback") {
-      o.hw_gbuf_save_writeback = as_bool();
-    } else if (key == "partition_hybrid") {
-      o.partition_hybrid = as_bool();
-    } else if (key == "partition_batch") {
-      o.partition_batch = as_bool();
-    } else if (key == "partition_ifmaps") {
-      o.partition_ifmaps = as_bool();
-    } else if (key == "partition_interlayer") {
-      o.partition_interlayer = as_bool();
-    } else if (key == "layer_pipeline_time_ovhd") {
-      o.layer_pipeline_time_ovhd = json_number(v, key);
-    } else if (key == "layer_pipeline_max_degree") {
-      o.layer_pipeline_max_degree = json_number(v, key);
-    } else if (key == "layer_pipeline_opt") {
-      o.layer_pipeline_opt = as_bool();
-    } else if (key == "rs_fold_variants") {
-      o.rs_fold_variants = as_bool();
-    } else if (key == "opt_goal") {
-      o.opt_goal = model::parse_goal(v.get<std::string>());
-    } else if (key == "ntops") {
-      o.ntops = v.get<int>();
-    } else if (key == "nprocesses" || key == "verbose") {
-      // No numeric effect (the reference's process count and progress output).
-    } else {
-      throw InputError(where + ": unknown key");
+    validate();
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    for (const auto& [field, flag] : kFlagOfField) {
+      if (what.rfind(std::string(field) + ": ", 0) == 0) {
+        throw InputError(std::string(flag) + what.substr(field.size()));
+      }
     }
+    throw;
   }
-  return o;
 }
 
 json region_json(const mapping::NodeRegion& r) {
@@ -259,17 +232,22 @@ json scheme_json(const pricing::LayerSchedule& s) {
 }
 
 model::Hardware hardware_from_flags(const ScheduleArgs& a) {
-  if (a.nodes.size() != 2 || a.array.size() != 2 || a.regf <= 0 || a.gbuf <= 0) {
-    throw InputError(
-        "hardware: give --hardware NAME|FILE, or --nodes H W --array H W --regf BYTES --gbuf BYTES");
+  const std::string usage = "give --hardware NAME|FILE, or --nodes H W --array H W --regf BYTES "
+                            "--gbuf BYTES";
+  if (a.nodes.empty() && a.array.empty() && !a.regf && !a.gbuf) throw InputError("hardware: " + usage);
+  for (auto [given, flag] : {std::pair{!a.nodes.empty(), "--nodes"},
+                             std::pair{!a.array.empty(), "--array"},
+                             std::pair{a.regf.has_value(), "--regf"},
+                             std::pair{a.gbuf.has_value(), "--gbuf"}}) {
+    if (!given) throw InputError(std::string(flag) + ": missing (" + usage + ")");
   }
   model::Hardware hw;
   hw.name = "cli";
   hw.source = "command line";
   hw.nodes = {a.nodes[0], a.nodes[1]};
   hw.pe_array = {a.array[0], a.array[1]};
-  hw.regf_bytes = a.regf;
-  hw.gbuf_bytes = a.gbuf;
+  hw.regf_bytes = *a.regf;
+  hw.gbuf_bytes = *a.gbuf;
   hw.word_bits = a.word;
   hw.array_bus_width_bits = a.bus_width;
   hw.dram_bandwidth_bytes_per_cycle = a.dram_bw;
@@ -280,7 +258,7 @@ model::Hardware hardware_from_flags(const ScheduleArgs& a) {
   } else {
     throw InputError("--mem-type: must be 2D or 3D, got '" + a.mem_type + "'");
   }
-  model::validate(hw);
+  validate_as_flags([&] { model::validate(hw); });
   return hw;
 }
 
@@ -292,6 +270,7 @@ void apply_cost_flags(const ScheduleArgs& a, model::UnitCosts& c) {
   }
   if (a.hop_cost) c.noc_hop = *a.hop_cost;
   if (a.unit_idle_cost) c.idl_unit = *a.unit_idle_cost;
+  validate_as_flags([&] { model::validate(c); });
 }
 
 model::SearchOptions build_options(const ScheduleArgs& a) {
@@ -300,7 +279,7 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
   if (a.options_preset == "training" || a.options_preset == "inference") {
     o = model::kapla_option_preset(a.options_preset);
   } else if (!a.options_preset.empty()) {
-    o = load_options_file(a.options_preset);
+    o = io::load_options_file(a.options_preset);
   }
   if (a.disable_bypass_given) {
     for (const auto& d : a.disable_bypass) {
@@ -328,12 +307,9 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
   if (a.time_overhead) o.layer_pipeline_time_ovhd = *a.time_overhead;
   if (a.max_degree) o.layer_pipeline_max_degree = *a.max_degree;
   if (!a.goal.empty()) o.opt_goal = model::parse_goal(a.goal);
-  if (a.top) {
-    if (*a.top < 1) throw InputError("-t/--top: must be at least 1");
-    o.ntops = *a.top;
-  }
+  if (a.top) o.ntops = *a.top;
   o.cost_model = model::parse_variant(a.cost_model);
-  model::validate(o);
+  validate_as_flags([&] { model::validate(o); });
   return o;
 }
 
@@ -346,12 +322,15 @@ void check_writable(const std::string& path) {
 }
 
 void run_schedule(const ScheduleArgs& a, Context& ctx) {
+  model::limits::check_batch("--batch", a.batch);
+  model::limits::check_int("--threads", a.threads, 1, model::limits::kMaxThreads);
+  model::limits::check_int("--budget", a.budget, 0, model::limits::kMaxEvaluations);
+  model::limits::check_int("--victory", a.victory, 0, model::limits::kMaxEvaluations);
+  model::limits::check_real("--budget-seconds", a.budget_seconds, 0, model::limits::kMaxSeconds);
   const io::Catalog catalog(ctx.resolved_data_dir());
   const model::Network net = catalog.load_network(a.network);
   model::Hardware hw =
       a.hardware.empty() ? hardware_from_flags(a) : catalog.load_hardware(a.hardware);
-  if (a.batch <= 0) throw InputError("--batch: must be positive");
-  if (a.threads < 1) throw InputError("--threads: must be at least 1");
   const model::SearchOptions options = build_options(a);
   if (!a.array_mapping.empty()) {
     if (a.array_mapping != "eyeriss" && a.array_mapping != "systolic")

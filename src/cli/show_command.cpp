@@ -9,11 +9,10 @@
 #include "cli/text_table.hpp"
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::cli {
 namespace {
-
-constexpr std::int64_t kMaxBatch = std::int64_t{1} << 20;
 
 struct ShowOptions {
   std::string network;
@@ -59,11 +58,7 @@ void register_show(CLI::App& app, Context& ctx) {
   sub->add_option("--batch", opts->batch, "Batch size for the MAC counts")->capture_default_str();
   sub->callback([&ctx, opts] {
     // Checked here: CLI11's PositiveNumber message prints the largest double as its bound.
-    // The cap keeps MAC counts of the largest networks far from int64 overflow.
-    if (opts->batch <= 0 || opts->batch > kMaxBatch) {
-      throw InputError("--batch: must be between 1 and " + std::to_string(kMaxBatch) + ", got " +
-                       std::to_string(opts->batch));
-    }
+    model::limits::check_batch("--batch", opts->batch);
     const io::Catalog catalog(ctx.resolved_data_dir());
     show(catalog.load_network(opts->network), opts->batch);
   });

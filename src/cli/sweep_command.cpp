@@ -27,6 +27,7 @@
 #include "io/hdf5_sink.hpp"
 #include "io/job_json.hpp"
 #include "sweep/progress_log.hpp"
+#include "model/limits.hpp"
 #include "sweep/runner.hpp"
 
 namespace kapla::cli {
@@ -214,6 +215,8 @@ void dry_run(const SweepArgs& args, const Context& ctx, const TupleRunnerFactory
 }
 
 void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory) {
+  // Checked here, not by CLI11, whose message prints the largest double as the bound.
+  model::limits::check_real("--stop-grace", args.stop_grace, 0, model::limits::kMaxSeconds);
   if (args.dry_run) {
     dry_run(args, ctx, factory);
     return;
@@ -302,7 +305,6 @@ void register_sweep_with(CLI::App& app, Context& ctx, TupleRunnerFactory factory
   sub->add_option("--stop-grace", args->stop_grace,
                   "Seconds a running tuple may go on after SIGTERM/SIGUSR1 to finish its record "
                   "(then it is abandoned and rerun on resume)")
-      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   sub->callback([&ctx, args, factory = std::move(factory)] { run(*args, ctx, factory); });
   // The command line, for provenance.

@@ -7,15 +7,25 @@
 #include <variant>
 
 #include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "io/catalog.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::cli {
 
 void register_validate(CLI::App& app, Context& /*ctx*/) {
   auto file = std::make_shared<std::string>();
+  auto show_limits = std::make_shared<bool>(false);
   CLI::App* sub = app.add_subcommand("validate", "Check a network or hardware file");
-  sub->add_option("file", *file, "Network or hardware JSON file")->required();
-  sub->callback([file] {
+  sub->add_option("file", *file, "Network or hardware JSON file");
+  sub->add_flag("--limits", *show_limits,
+                "Print the limits of every numeric input (model/limits.hpp, docs/formats.md)");
+  sub->callback([file, show_limits] {
+    if (*show_limits) std::cout << model::limits::describe();
+    if (file->empty()) {
+      if (*show_limits) return;
+      throw InputError("validate: give a FILE (or --limits)");
+    }
     const io::DataFile data = io::load_data_file(*file);
     std::cout << "ok: " << *file << " (";
     std::visit(

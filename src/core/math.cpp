@@ -34,7 +34,8 @@ std::vector<std::vector<std::int64_t>> factorize(std::int64_t value, int num) {
 
 std::vector<std::int64_t> divisors(std::int64_t value) {
   std::vector<std::int64_t> low, high;
-  for (std::int64_t f = 1; f * f <= value; ++f) {
+  // f <= value / f, not f * f <= value: the square overflows for value near INT64_MAX.
+  for (std::int64_t f = 1; f <= value / f; ++f) {
     if (value % f != 0) continue;
     low.push_back(f);
     if (f != value / f) high.push_back(value / f);

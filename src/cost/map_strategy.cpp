@@ -102,8 +102,10 @@ std::vector<ReplChoice> gen_repl(const model::Layer& L, std::int64_t batch, cons
       ReplChoice rc;
       rc.rsz = ifms * ofms;
       rc.lcnt = {{ceil_div(C, ifms), ceil_div(M, ofms), batch * g.fold.w}};
-      const double cnt = static_cast<double>(rc.lcnt[LoopDim::Ifm] * rc.lcnt[LoopDim::Ofm] *
-                                             rc.lcnt[LoopDim::Bat]);
+      // In double: the int64 product of three loop counts can overflow at the input limits.
+      const double cnt = static_cast<double>(rc.lcnt[LoopDim::Ifm]) *
+                         static_cast<double>(rc.lcnt[LoopDim::Ofm]) *
+                         static_cast<double>(rc.lcnt[LoopDim::Bat]);
       // Running minimum: a choice is kept if no earlier one had fewer loops (§11.5).
       if (cnt < min_cnt) min_cnt = cnt;
       else if (cnt > min_cnt) continue;

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
+
+#include "io/json_util.hpp"
 
 namespace kapla::io::golden {
 
@@ -216,14 +219,38 @@ NetworkRunInputs parse_network_run(const json& record) {
 }
 
 std::vector<json> read_jsonl(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("golden: cannot open " + path);
+  // The golden files are larger than any input kapla reads whole (scheme_evals: 18 MB).
+  constexpr std::uintmax_t kMaxGoldenBytes = std::uintmax_t{1} << 30;
+  std::istringstream in(read_text_file(path, kMaxGoldenBytes));
   std::vector<json> out;
   std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(json::parse(line));
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    try {
+      out.push_back(parse_json_text(line));
+    } catch (const InputError& e) {
+      throw InputError(path + ": line " + std::to_string(n) + ": " + e.what());
+    }
   }
   return out;
+}
+
+void parse_record_line(std::string_view line) {
+  const json rec = parse_json_text(line);
+  parsing_record([&] {
+    if (rec.at("kind").get<std::string>() == "network_run") {
+      (void)parse_network_run(rec);
+      return;
+    }
+    const json& in = rec.at("inputs");
+    (void)parse_layer(in.at("layer"));
+    (void)in.at("batch_size").get<std::int64_t>();
+    (void)parse_resource(in.at("resource"));
+    (void)parse_cost(in.at("cost"));
+    (void)parse_options(in.at("options"), rec.at("model").get<std::string>());
+    (void)parse_layout(in.at("ifmap_layout"));
+    if (in.contains("scheme")) (void)parse_fixed_scheme(in.at("scheme"));
+  });
 }
 
 bool rel_equal(double a, double b, double rel) {

@@ -5,10 +5,13 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
 #include "mapping/data_layout.hpp"
 #include "mapping/partition_scheme.hpp"
 #include "mapping/resource.hpp"
@@ -63,8 +66,28 @@ NetworkRunInputs parse_network_run(const nlohmann::json& record);
 /// A NodeRegion in the reference tool's list form [dim, origin, dist, type, wtot, wbeg].
 mapping::NodeRegion parse_region_list(const nlohmann::json& j);
 
-/// Reads every record of a .jsonl file.
+/// Reads every record of a .jsonl file. Errors: InputError("FILE: line N: reason").
 std::vector<nlohmann::json> read_jsonl(const std::string& path);
+
+/// Runs `parse` on a record's JSON; a missing key or a wrong type (nlohmann's exceptions, and
+/// the parsers' own runtime_errors) becomes InputError("record: reason"), as bad input is.
+template <class F>
+decltype(auto) parsing_record(F&& parse) {
+  try {
+    return parse();
+  } catch (const InputError&) {
+    throw;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("record: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    throw InputError(std::string("record: ") + e.what());
+  }
+}
+
+/// Parses one line of a golden file and every input its kind carries (layer, batch, resource,
+/// cost, options, ifmap layout and fixed scheme; network runs' resource, cost and options), as
+/// check-golden reads them before evaluating: the fuzzing entry point of this parser.
+void parse_record_line(std::string_view line);
 
 /// |a - b| <= rel * max(|a|, |b|); exact for zero; NaN equals NaN; inf equals inf.
 bool rel_equal(double a, double b, double rel = 1e-9);

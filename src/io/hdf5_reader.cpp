@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "io/hdf5_handle.hpp"
+#include "io/result_ranges.hpp"
 
 namespace kapla::io {
 namespace {
@@ -370,6 +371,7 @@ ResultsFile read_checked(const fs::path& file, bool with_records) {
       record_of(k[i], kTableResolved).result.resolved.emplace_back(n[i], v[i]);
     }
   }
+  for (const auto& r : rf.records) check_result_ranges(r, name);
   if (!with_records) rf.records.clear();
   return rf;
 }

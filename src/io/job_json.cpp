@@ -8,6 +8,8 @@
 
 #include "core/errors.hpp"
 #include "io/json_util.hpp"
+#include "io/options_json.hpp"
+#include "model/limits.hpp"
 #include "search/strategy.hpp"
 #include "search/strategy_options.hpp"
 
@@ -30,74 +32,20 @@ std::vector<std::string> string_list(const json& value, const std::string& path)
   return out;
 }
 
+std::int64_t as_batch(const json& value, const std::string& path) {
+  const std::int64_t b = as_positive_int(value, path);
+  model::limits::check_batch(path, b);
+  return b;
+}
+
 // One positive integer or a non-empty list of them.
 std::vector<std::int64_t> batches(const json& value, const std::string& path) {
-  if (!value.is_array()) return {as_positive_int(value, path)};
+  if (!value.is_array()) return {as_batch(value, path)};
   const auto& arr = as_array(value, path);
   if (arr.empty()) fail(path, "must not be empty");
   std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    out.push_back(as_positive_int(arr[i], index_path(path, i)));
-  }
+  for (std::size_t i = 0; i < arr.size(); ++i) out.push_back(as_batch(arr[i], index_path(path, i)));
   return out;
-}
-
-model::SearchOptions parse_options(const json& value, const std::string& path) {
-  static const std::vector<std::string_view> kKeys = {
-      "sw_gbuf_bypass",     "sw_solve_loopblocking",     "hw_access_forwarding",
-      "hw_gbuf_sharing",    "hw_gbuf_save_writeback",    "partition_hybrid",
-      "partition_batch",    "partition_ifmaps",          "partition_interlayer",
-      "layer_pipeline_time_ovhd", "layer_pipeline_max_degree", "layer_pipeline_opt",
-      "opt_goal",           "ntops",                     "cost_model",
-      "rs_fold_variants"};
-  const JsonObject obj(value, path, kKeys);
-  // Keys not given keep kapla's defaults (the same as `kapla schedule`'s).
-  model::SearchOptions o = model::default_options();
-  if (obj.has("sw_gbuf_bypass")) {
-    const std::string p = obj.path_of("sw_gbuf_bypass");
-    const auto& arr = as_array(obj.at("sw_gbuf_bypass"), p);
-    if (arr.size() != 3) fail(p, "must be [fil, ifm, ofm] (3 booleans), got " + brief(obj.at("sw_gbuf_bypass")));
-    o.sw_gbuf_bypass[DataCategory::Fil] = as_bool(arr[0], index_path(p, 0));
-    o.sw_gbuf_bypass[DataCategory::Ifm] = as_bool(arr[1], index_path(p, 1));
-    o.sw_gbuf_bypass[DataCategory::Ofm] = as_bool(arr[2], index_path(p, 2));
-  }
-  auto flag = [&](const char* key, bool& field) {
-    if (obj.has(key)) field = obj.boolean(key);
-  };
-  flag("sw_solve_loopblocking", o.sw_solve_loopblocking);
-  flag("hw_access_forwarding", o.hw_access_forwarding);
-  flag("hw_gbuf_sharing", o.hw_gbuf_sharing);
-  flag("hw_gbuf_save_writeback", o.hw_gbuf_save_writeback);
-  flag("partition_hybrid", o.partition_hybrid);
-  flag("partition_batch", o.partition_batch);
-  flag("partition_ifmaps", o.partition_ifmaps);
-  flag("partition_interlayer", o.partition_interlayer);
-  flag("layer_pipeline_opt", o.layer_pipeline_opt);
-  flag("rs_fold_variants", o.rs_fold_variants);
-  auto number = [&](const char* key, double& field) {
-    if (!obj.has(key)) return;
-    field = obj.number(key);
-    if (!(field >= 0)) fail(obj.path_of(key), "must be >= 0");
-  };
-  number("layer_pipeline_time_ovhd", o.layer_pipeline_time_ovhd);
-  number("layer_pipeline_max_degree", o.layer_pipeline_max_degree);
-  if (obj.has("ntops")) o.ntops = static_cast<int>(obj.positive_int("ntops"));
-  try {
-    if (obj.has("opt_goal")) o.opt_goal = model::parse_goal(obj.string("opt_goal"));
-  } catch (const InputError& e) {
-    rethrow_at(path, e);  // the model names the field
-  }
-  try {
-    if (obj.has("cost_model")) o.cost_model = model::parse_variant(obj.string("cost_model"));
-  } catch (const InputError& e) {
-    rethrow_at(path, e);
-  }
-  try {
-    model::validate(o);
-  } catch (const InputError& e) {
-    rethrow_at(path, e);
-  }
-  return o;
 }
 
 // A strategy's "params" (docs/sweep.md): the knobs of its part of search::StrategyOptions.
@@ -113,12 +61,12 @@ search::StrategyOptions parse_strategy_params(std::string_view strategy, const j
   }
   auto non_negative_int = [](const JsonObject& obj, const char* key) {
     const auto v = as_int(obj.at(key), obj.path_of(key));
-    if (v < 0) fail(obj.path_of(key), "must be >= 0, got " + std::to_string(v));
+    model::limits::check_int(obj.path_of(key), v, 0, model::limits::kMaxEvaluations);
     return v;
   };
   auto seconds = [](const JsonObject& obj, const char* key) {
     const double v = obj.number(key);
-    if (!(v >= 0) || std::isinf(v)) fail(obj.path_of(key), "must be finite and >= 0");
+    model::limits::check_real(obj.path_of(key), v, 0, model::limits::kMaxSeconds);
     return v;
   };
   auto budget = [&](const JsonObject& obj, search::SamplingBudget& b) {
@@ -279,13 +227,14 @@ sweep::SweepSpec parse_job(const json& root) {
       spec.seeds.push_back(static_cast<std::uint64_t>(v));
     }
   }
-  spec.options = job.has("options") ? parse_options(job.at("options"), "options")
-                                    : model::default_options();
+  spec.options = job.has("options")
+                     ? parse_search_options(job.at("options"), "options", OptionsFormat::Job)
+                     : model::default_options();
   if (job.has("tuple_time_limit_seconds")) {
+    // Bounded: a deadline far in the future overflowed steady_clock and timed out at once.
     spec.tuple_time_limit_seconds = job.number("tuple_time_limit_seconds");
-    if (!(spec.tuple_time_limit_seconds >= 0)) {
-      fail("tuple_time_limit_seconds", "must be >= 0 (0 = no limit)");
-    }
+    model::limits::check_real("tuple_time_limit_seconds (0 = no limit)",
+                              spec.tuple_time_limit_seconds, 0, model::limits::kMaxSeconds);
   }
   if (job.has("threads")) {
     const auto t = as_int(job.at("threads"), "threads");
@@ -340,11 +289,7 @@ sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin
 }
 
 sweep::SweepSpec load_job_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot open the job file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_job_text(text.str(), file.string());
+  return parse_job_text(read_text_file(file), file.string());
 }
 
 }  // namespace kapla::io

@@ -43,6 +43,12 @@ std::string describe_parse_error(const json::parse_error& e) {
   return rest.substr(0, colon) + ": malformed JSON: " + rest.substr(colon + 2);
 }
 
+// "[json.exception.out_of_range.406] reason" -> "reason".
+std::string without_tag(const std::string& what) {
+  const auto end = what.find("] ");
+  return what.front() == '[' && end != std::string::npos ? what.substr(end + 2) : what;
+}
+
 std::string kind_of(const json& value) {
   if (value.is_null()) return "null";
   if (value.is_boolean()) return "a boolean";
@@ -81,6 +87,10 @@ json parse_json_text(std::string_view text) {
     switch (event) {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start: {
+        if (open.size() >= kMaxJsonDepth) {
+          throw InputError(path_of_next_child(open) + ": malformed JSON: nested deeper than " +
+                           std::to_string(kMaxJsonDepth) + " levels");
+        }
         OpenContainer c;
         if (!open.empty() && open.back().is_array) ++open.back().count;
         c.path = path_of_next_child(open);
@@ -108,17 +118,41 @@ json parse_json_text(std::string_view text) {
     return json::parse(text.begin(), text.end(), watch);
   } catch (const json::parse_error& e) {
     throw InputError(describe_parse_error(e));
+  } catch (const json::exception& e) {
+    // E.g. out_of_range "number overflow parsing '1E400'": not a number kapla can hold.
+    throw InputError("malformed JSON: " + without_tag(e.what()));
   }
 }
 
-json read_json_file(const std::filesystem::path& file) {
+std::string read_text_file(const std::filesystem::path& file, std::uintmax_t max_bytes) {
+  const std::string name = file.string();
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);
+  if (ec || !std::filesystem::exists(status)) throw InputError(name + ": cannot open file");
+  if (std::filesystem::is_directory(status)) {
+    throw InputError(name + ": is a directory, not a file");
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw InputError(name + ": not a regular file (a FIFO, socket or device); give a file");
+  }
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) throw InputError(name + ": cannot read file");
+  if (size > max_bytes) {
+    throw InputError(name + ": file too large (" + std::to_string(size) + " bytes; at most " +
+                     std::to_string(max_bytes) + ")");
+  }
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot open file");
+  if (!in) throw InputError(name + ": cannot open file");
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) throw InputError(file.string() + ": cannot read file");
+  if (in.bad()) throw InputError(name + ": cannot read file");
+  return text.str();
+}
+
+json read_json_file(const std::filesystem::path& file) {
+  const std::string text = read_text_file(file);
   try {
-    return parse_json_text(text.str());
+    return parse_json_text(text);
   } catch (const InputError& e) {
     throw InputError(file.string() + ": " + e.what());
   }

@@ -15,9 +15,21 @@
 
 namespace kapla::io {
 
+/// Input files are read whole; a larger one is refused before it is read.
+inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{64} << 20;
+/// Deeper nesting than any kapla file needs (a job is 4 deep); refused while parsing, so a file
+/// of 200k nested objects cannot grow the parser's stack or memory.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
 /// Parses JSON text. Malformed text gives "line L, column C: malformed JSON: ..."; a repeated
-/// key gives "KEY.PATH: duplicate key".
+/// key gives "KEY.PATH: duplicate key"; nesting beyond kMaxJsonDepth and numbers outside the
+/// double range (1E400) are malformed too.
 nlohmann::json parse_json_text(std::string_view text);
+
+/// The whole content of a regular file of at most `max_bytes`. Directories, FIFOs and devices are
+/// refused before they are opened (a FIFO would block). Errors: "FILE: reason".
+std::string read_text_file(const std::filesystem::path& file,
+                           std::uintmax_t max_bytes = kMaxInputFileBytes);
 
 /// Reads and parses a file; errors (unreadable file included) are prefixed with "FILE: ".
 nlohmann::json read_json_file(const std::filesystem::path& file);

@@ -4,23 +4,10 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 #include "model/network.hpp"
 
 namespace kapla::model {
-namespace {
-
-void positive(const char* field, std::int64_t v) {
-  if (v <= 0) throw InputError(std::string(field) + ": must be positive, got " + std::to_string(v));
-}
-
-void non_negative(const char* field, double v) {
-  if (!(v >= 0)) {
-    throw InputError(std::string(field) + ": must be a non-negative number, got " +
-                     std::to_string(v));
-  }
-}
-
-}  // namespace
 
 std::string_view array_mapping_name(ArrayMapping m) {
   return m == ArrayMapping::Systolic ? "systolic" : "row_stationary";
@@ -50,12 +37,23 @@ void check_array_mapping(const Hardware& hw, const Network& net, CostModelVarian
   }
 }
 
+void validate(const UnitCosts& c) {
+  using limits::check_real;
+  check_real("costs.mac_op", c.mac_op, 0, limits::kMaxUnitCost);
+  for (auto me : all_values<MemLevel>()) {
+    check_real("costs.mem_hier." + std::string(name_of(me)), c.mem_hier[me], 0,
+               limits::kMaxUnitCost);
+  }
+  check_real("costs.noc_hop", c.noc_hop, 0, limits::kMaxUnitCost);
+  check_real("costs.idl_unit", c.idl_unit, 0, limits::kMaxUnitCost);
+}
+
 void validate(const Hardware& hw) {
-  positive("nodes.h", hw.nodes.h);
-  positive("nodes.w", hw.nodes.w);
-  positive("pe_array.h", hw.pe_array.h);
-  positive("pe_array.w", hw.pe_array.w);
-  positive("word_bits", hw.word_bits);
+  using namespace limits;
+  check_name("name", hw.name);
+  check_dim("nodes", hw.nodes, 1, kMaxNodeSide);
+  check_dim("pe_array", hw.pe_array, 1, kMaxPeSide);
+  check_int("word_bits", hw.word_bits, 1, kMaxWordBits);
   if (hw.gbuf_bytes < hw.word_bytes()) {
     throw InputError("gbuf_bytes: must hold at least one word (" +
                      std::to_string(hw.word_bytes()) + " bytes), got " +
@@ -66,20 +64,16 @@ void validate(const Hardware& hw) {
                      std::to_string(hw.word_bytes()) + " bytes), got " +
                      std::to_string(hw.regf_bytes));
   }
-  if (hw.array_bus_width_bits < 0) {
-    throw InputError("array_bus_width_bits: must be >= 0 (0 = unlimited), got " +
-                     std::to_string(hw.array_bus_width_bits));
-  }
+  check_int("gbuf_bytes", hw.gbuf_bytes, 1, kMaxBufferBytes);
+  check_int("regf_bytes", hw.regf_bytes, 1, kMaxBufferBytes);
+  check_int("array_bus_width_bits", hw.array_bus_width_bits, 0, kMaxBusWidthBits);
   if (!(hw.dram_bandwidth_bytes_per_cycle > 0)) {
     throw InputError("dram_bandwidth_bytes_per_cycle: must be positive (or inf), got " +
                      std::to_string(hw.dram_bandwidth_bytes_per_cycle));
   }
-  non_negative("costs.mac_op", hw.costs.mac_op);
-  for (auto me : all_values<MemLevel>()) {
-    non_negative(("costs.mem_hier." + std::string(name_of(me))).c_str(), hw.costs.mem_hier[me]);
-  }
-  non_negative("costs.noc_hop", hw.costs.noc_hop);
-  non_negative("costs.idl_unit", hw.costs.idl_unit);
+  check_real("dram_bandwidth_bytes_per_cycle", hw.dram_bandwidth_bytes_per_cycle, 0,
+             kMaxBandwidth, true);
+  validate(hw.costs);
 }
 
 }  // namespace kapla::model

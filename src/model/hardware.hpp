@@ -79,7 +79,11 @@ struct Hardware {
   friend bool operator==(const Hardware&, const Hardware&) = default;
 };
 
-/// Throws InputError naming the field when a value is impossible (non-positive sizes, a
+/// Throws InputError naming the field ("costs.mac_op: ...") when a unit energy is NaN, negative
+/// or above limits::kMaxUnitCost. The CLI's cost flags go through it as well.
+void validate(const UnitCosts& costs);
+
+/// Throws InputError naming the field when a value is impossible or outside model/limits.hpp (non-positive sizes, a
 /// buffer smaller than one word, negative energies or bandwidth).
 void validate(const Hardware& hw);
 

@@ -4,7 +4,9 @@
 #include <array>
 #include <sstream>
 
+#include "core/checked_math.hpp"
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::model {
 namespace {
@@ -46,6 +48,41 @@ void require_positive(std::string_view field, PhyDim2 v) {
   }
 }
 
+// The upper limits (model/limits.hpp), after the positivity checks: single dimensions first, so
+// that the derived sizes below cannot overflow, then the per-sample sizes, with checked
+// products because a user's numbers can make them overflow.
+void require_within_limits(const Layer& l) {
+  using namespace limits;
+  check_int("nifm", l.nifm, 1, kMaxChannels);
+  check_int("nofm", l.nofm, 1, kMaxChannels);
+  check_dim("sifm", l.sifm, 1, kMaxFmapSide);
+  auto per_sample = [](std::string_view what, std::int64_t v) {
+    if (v < 0 || v > kMaxPerSampleSize) {
+      throw InputError(std::string(what) + ": the layer's " + std::string(what) +
+                       " per sample exceed the limit " + std::to_string(kMaxPerSampleSize) +
+                       " (model/limits.hpp)");
+    }
+  };
+  // As total_ops(1) counts them: back kinds price the forward layer over sifm.
+  const bool back = l.is_back();
+  const std::int64_t out_channels = back && l.has_filter() && !l.is_depthwise() ? l.nifm : l.nofm;
+  const PhyDim2 out = back ? l.sifm : l.sofm;
+  per_sample("MACs", checked_product({out_channels, out.h, out.w, l.ops_per_neuron()}));
+  per_sample("ifmap words", checked_product({l.nifm, l.sifm.h, l.sifm.w}));
+  per_sample("ofmap words", checked_product({l.nofm, l.sofm.h, l.sofm.w}));
+  per_sample("filter words", l.is_depthwise()
+                                 ? checked_product({l.nofm, l.sfil.h, l.sfil.w})
+                                 : checked_product({l.nifm, l.nofm, l.sfil.h, l.sfil.w}));
+}
+
+void require_dims_within_limits(PhyDim2 sofm, PhyDim2 window, std::string_view wname,
+                                PhyDim2 strd) {
+  using namespace limits;
+  check_dim("sofm", sofm, 1, kMaxFmapSide);
+  check_dim(wname, window, 1, kMaxWindowSide);
+  check_dim("strd", strd, 1, kMaxWindowSide);
+}
+
 // Forward filter kinds: hifm = hfil + (hofm - 1) * htrd.
 PhyDim2 forward_ifmap(PhyDim2 sofm, PhyDim2 window, PhyDim2 strd) {
   return {window.h + (sofm.h - 1) * strd.h, window.w + (sofm.w - 1) * strd.w};
@@ -69,6 +106,9 @@ Layer filter_layer(LayerType type, std::int64_t nifm, std::int64_t nofm, PhyDim2
   require_positive("sofm", sofm);
   require_positive("sfil", sfil);
   require_positive("strd", strd);
+  require_dims_within_limits(sofm, sfil, "sfil", strd);
+  limits::check_int("nifm", nifm, 1, limits::kMaxChannels);
+  limits::check_int("nofm", nofm, 1, limits::kMaxChannels);
   Layer l;
   l.type = type;
   l.nifm = nifm;
@@ -81,6 +121,7 @@ Layer filter_layer(LayerType type, std::int64_t nifm, std::int64_t nofm, PhyDim2
                type == LayerType::DWConvBackWeight)
                   ? DataCategory::Fil
                   : DataCategory::Ofm;
+  require_within_limits(l);
   return l;
 }
 
@@ -92,6 +133,10 @@ Layer region_layer(LayerType type, std::int64_t nofm, PhyDim2 sofm, std::int64_t
   require_positive("sreg", sreg);
   require_positive("ntrd", ntrd);
   require_positive("strd", strd);
+  require_dims_within_limits(sofm, sreg, "sreg", strd);
+  limits::check_int("nofm", nofm, 1, limits::kMaxChannels);
+  limits::check_int("nreg", nreg, 1, limits::kMaxChannels);
+  limits::check_int("ntrd", ntrd, 1, limits::kMaxChannels);
   if (nreg > 1 && sreg.size() > 1) {
     throw InputError("nreg: a local region cannot mix channels (nreg " + std::to_string(nreg) +
                      ") and a spatial window (sreg " + std::to_string(sreg.h) + "x" +
@@ -113,6 +158,7 @@ Layer region_layer(LayerType type, std::int64_t nofm, PhyDim2 sofm, std::int64_t
     l.nifm = nofm * ntrd;
     l.sifm = forward_ifmap(sofm, sreg, strd);
   }
+  require_within_limits(l);
   return l;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::model {
 
@@ -51,7 +52,7 @@ std::int64_t Network::total_ops(std::int64_t batch) const {
 }
 
 NetworkBuilder::NetworkBuilder(std::string name, std::string source, InputSpec input) {
-  if (name.empty()) throw InputError("name: must not be empty");
+  limits::check_name("name", name);
   if (input.nofm <= 0) {
     throw InputError("input: nofm: must be positive, got " + std::to_string(input.nofm));
   }
@@ -64,6 +65,7 @@ NetworkBuilder::NetworkBuilder(std::string name, std::string source, InputSpec i
 
 NetworkBuilder& NetworkBuilder::add_external(InputSpec ext) {
   const std::string where = "external '" + ext.name + "': ";
+  limits::check_name("external: name", ext.name);
   if (ext.name.empty() || ext.name == kNetworkInput) {
     throw InputError("external: name: must be a non-empty name other than __INPUT__");
   }
@@ -91,6 +93,7 @@ LayerSource NetworkBuilder::resolve(const std::string& layer_name, const std::st
 NetworkBuilder& NetworkBuilder::add(std::string name, Layer layer, std::vector<std::string> prevs) {
   const std::string where = "layer '" + name + "': ";
   if (name.empty()) throw InputError("layer: name: must not be empty");
+  limits::check_name("layer: name", name);
   if (name == kNetworkInput || net_.find(name) ||
       std::any_of(net_.externals_.begin(), net_.externals_.end(),
                   [&](const InputSpec& e) { return e.name == name; })) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::model {
 
@@ -135,13 +136,11 @@ void validate(const SearchOptions& o) {
   if (o.partition_ifmaps && !o.partition_hybrid) {
     throw InputError("partition_ifmaps: requires partition_hybrid");
   }
-  if (o.ntops < 1) throw InputError("ntops: must be positive, got " + std::to_string(o.ntops));
-  if (!(o.layer_pipeline_time_ovhd >= 0)) {
-    throw InputError("layer_pipeline_time_ovhd: must be non-negative");
-  }
-  if (!(o.layer_pipeline_max_degree >= 0)) {
-    throw InputError("layer_pipeline_max_degree: must be non-negative");
-  }
+  limits::check_int("ntops", o.ntops, 1, limits::kMaxTops);
+  limits::check_real("layer_pipeline_time_ovhd", o.layer_pipeline_time_ovhd, 0,
+                     limits::kMaxPipelineKnob, true);
+  limits::check_real("layer_pipeline_max_degree", o.layer_pipeline_max_degree, 0,
+                     limits::kMaxPipelineKnob, true);
 }
 
 }  // namespace kapla::model

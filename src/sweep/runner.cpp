@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 #include "sweep/assign.hpp"
 
 namespace kapla::sweep {
@@ -132,8 +133,11 @@ RunSummary run_sweep(const SweepSpec& spec, const TupleRunner& runner, Communica
     ctx.stop_grace = std::chrono::duration<double>(options.stop_grace_seconds);
     const auto w0 = std::chrono::steady_clock::now();
     if (options.tuple_time_limit_seconds > 0) {
+      // Clamped to the job limit: a longer duration overflows steady_clock's nanoseconds and the
+      // deadline lands in the past (every tuple timed out at once).
+      const double limit = std::min(options.tuple_time_limit_seconds, model::limits::kMaxSeconds);
       ctx.deadline = w0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(options.tuple_time_limit_seconds));
+                              std::chrono::duration<double>(limit));
     }
     TupleRecord record;
     record.provenance = base;

@@ -19,5 +19,5 @@ check "^error: $T/bad.json: strategies\[0\].parms: unknown key" '{"name": "x", "
 check "^error: $T/bad.json: tuple bad_net:edge:exhaustive:b1:s1: unknown network" '{"name": "x", "networks": ["bad_net"], "hardware": [{"name": "edge", "batch": 1}], "strategies": ["exhaustive"], "output": "o"}'
 
 rm -f "$T/bad.json"; rc=0; "$DRIVER" sweep "$T/missing.json" 2> "$T/err" || rc=$?
-[[ $rc == 1 ]] && grep -q "cannot open the job file" "$T/err" || fail "missing job file"
+[[ $rc == 1 ]] && grep -q "cannot open file" "$T/err" || fail "missing job file"
 echo "PASS"

@@ -3,8 +3,12 @@
 #include "io/json_util.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
 
 #include "core/errors.hpp"
+#include "core/terminal_text.hpp"
 #include "temp_files.hpp"
 
 namespace kapla::io {
@@ -94,6 +98,46 @@ TEST(JsonUtil, RethrowAtPrefixesFieldNames) {
   EXPECT_EQ(input_error_of([] { rethrow_at("layers[2]", InputError("something odd")); }),
             "layers[2]: something odd");
   EXPECT_EQ(input_error_of([] { rethrow_at("", InputError("x: y")); }), "x: y");
+}
+
+// Issue 17: a file of 200k nested objects grew the parser to 12 GB; it is refused at depth 64.
+TEST(JsonUtil, DeepNestingIsRefusedEarly) {
+  std::string deep;
+  for (int i = 0; i < 200000; ++i) deep += "{\"a\":";
+  const std::string msg = input_error_of([&] { parse_json_text(deep); });
+  EXPECT_NE(msg.find("malformed JSON: nested deeper than 64 levels"), std::string::npos) << msg;
+  std::string ok;
+  for (int i = 0; i < 63; ++i) ok += "[";
+  for (int i = 0; i < 63; ++i) ok += "]";
+  EXPECT_NO_THROW(parse_json_text(ok));
+}
+
+// A number outside the double range was nlohmann's out_of_range: exit 3 "internal error".
+TEST(JsonUtil, NumberOverflowIsMalformedInput) {
+  const std::string msg = input_error_of([] { parse_json_text(R"({"nofm": 1E400})"); });
+  EXPECT_EQ(msg, "malformed JSON: number overflow parsing '1E400'");
+}
+
+TEST(JsonUtil, DirectoriesFifosAndHugeFilesAreRefusedBeforeReading) {
+  TempDir dir;
+  EXPECT_EQ(input_error_of([&] { read_json_file(dir.path()); }),
+            dir.path().string() + ": is a directory, not a file");
+  const auto fifo = dir.path() / "fifo.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Opening a FIFO for reading blocks until a writer comes: it must not be opened at all.
+  EXPECT_EQ(input_error_of([&] { read_json_file(fifo); }),
+            fifo.string() + ": not a regular file (a FIFO, socket or device); give a file");
+  const auto big = dir.write("big.json", "[]");
+  std::filesystem::resize_file(big, kMaxInputFileBytes + 1);  // sparse: nothing is written
+  EXPECT_NE(input_error_of([&] { read_json_file(big); }).find(": file too large ("),
+            std::string::npos);
+  EXPECT_EQ(input_error_of([&] { read_json_file(dir.path() / "none.json"); }),
+            (dir.path() / "none.json").string() + ": cannot open file");
+}
+
+TEST(JsonUtil, ErrorLinesAreTerminalSafe) {
+  EXPECT_EQ(terminal_safe("a\x1b[31mb\nc\td\x7f"), "a\\x1b[31mb c d\\x7f");
+  EXPECT_EQ(terminal_safe("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 passes
 }
 
 }  // namespace

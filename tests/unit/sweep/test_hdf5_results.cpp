@@ -4,6 +4,8 @@
 #include <hdf5.h>
 
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -105,6 +107,35 @@ TEST_F(Hdf5Results, empty_file_round_trips) {
   rf.info = info();
   write_results_file(dir_ / "e.h5", rf);
   EXPECT_TRUE(read_results_file(dir_ / "e.h5").records.empty());
+}
+
+// Issue 17: a damaged file with a forged checksum showed an EDP of 1.93e29 in `kapla results`.
+// Values the writer never writes are refused on read, naming the tuple and the field.
+TEST_F(Hdf5Results, refuses_values_the_writer_never_writes) {
+  auto write_then_read = [&](const std::function<void(sweep::TupleRecord&)>& damage) {
+    ResultsFile rf;
+    rf.info = info();
+    rf.records = records({"n1"});
+    damage(rf.records.front());
+    write_results_file(dir_ / "d.h5", rf);  // a valid checksum over the damaged values
+    return error_of([&] { (void)read_results_file(dir_ / "d.h5"); });
+  };
+  EXPECT_EQ(write_then_read([](sweep::TupleRecord&) {}), "(no error)");
+  EXPECT_THAT(write_then_read([](sweep::TupleRecord& r) { r.result.edp = 1.93e29; }),
+              HasSubstr("d.h5: tuple 'n1:edge:random:b1:s1': edp: is not energy x time"));
+  EXPECT_THAT(write_then_read([](sweep::TupleRecord& r) { r.result.time = -1; }),
+              HasSubstr(": time: not a finite non-negative number (damaged results file?)"));
+  EXPECT_THAT(write_then_read([](sweep::TupleRecord& r) {
+                r.result.energy_parts[2] = std::numeric_limits<double>::quiet_NaN();
+              }),
+              HasSubstr(": energy_" + std::string(sweep::kEnergyPartNames[2]) +
+                        ": not a finite non-negative number"));
+  EXPECT_THAT(write_then_read([](sweep::TupleRecord& r) { r.result.stats.threads = -3; }),
+              HasSubstr(": threads: out of range [1, 4096], got -3"));
+  EXPECT_THAT(write_then_read([](sweep::TupleRecord& r) {
+                r.result.layers.front().energy = -std::numeric_limits<double>::infinity();
+              }),
+              HasSubstr(".energy: not a finite non-negative number"));
 }
 
 TEST_F(Hdf5Results, refuses_foreign_and_corrupt_files) {

@@ -105,6 +105,18 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
       {"[\"mlp_s\", \"lstm_phoneme\"]", "[\"mlp_s\", \"mlp_s\"]", "jobs/x.json: networks[1]"},
       {"[1, 7]", "[1, -7]", "jobs/x.json: seeds[1]"},
       {"60", "-1", "jobs/x.json: tuple_time_limit_seconds"},
+      // Issue 17: 1e10 s overflowed the steady_clock deadline and timed out every tuple.
+      {"60", "1e10",
+       "jobs/x.json: tuple_time_limit_seconds (0 = no limit): must be a non-negative number at "
+       "most 1e+08, got 1e+10"},
+      {"\"batch\": 64", "\"batch\": 1099511627776",
+       "jobs/x.json: hardware[0].batch: must be positive and at most 1048576"},
+      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"ntops\": 1099511627776",
+       "jobs/x.json: options.ntops: is too large"},
+      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"layer_pipeline_max_degree\": 9223372036854775807",
+       "jobs/x.json: options.layer_pipeline_max_degree: must be a non-negative number at most 1e+10"},
+      {"\"max_evaluations\": 100", "\"max_evaluations\": 100, \"max_seconds\": 1e300",
+       "jobs/x.json: strategies[1].params.max_seconds: must be a non-negative number at most 1e+08"},
       {"\"name\": \"t\",", "", "jobs/x.json: name: missing"},
       {"[false, true, true]", "[false, true]", "jobs/x.json: options.sw_gbuf_bypass"},
       {"\"seeds\": [1, 7],", "\"seeds\": [1, 7],,", "jobs/x.json: line"},

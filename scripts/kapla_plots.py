@@ -3,7 +3,8 @@
   energy_breakdown_<hw>_b<batch>   stacked bars per network and strategy (op, DRAM, GBUF, ITCN,
                                    REGF, NoC, static), normalised to B's total per network
   quality_vs_time_<hw>_b<batch>    energy / B against scheduling time (log), per tuple
-  anytime_<net>_<hw>_b<batch>      best cost so far against time for R and M, with K and B
+  anytime_<net>_<hw>_b<batch>      R and M: sum of per-layer best costs so far against time (a
+                                   lower bound), their network result, and K's and B's
   heatmap_hardware                 network x hardware, energy relative to the network's best
                                    hardware, per strategy (when the sweep varies hardware)
   heatmap_<param>_<param>_<net>    min energy over a grid of two resolved hardware parameters
@@ -177,20 +178,30 @@ def quality_vs_time(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
 
 
 def anytime_curves(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
-    """One figure per (network, hardware, batch) that has R or M curves."""
+    """One figure per (network, hardware, batch) that has R or M curves.
+
+    A curve (/curves best_cost) is the SUM OVER LAYERS of each layer's best cost so far, not the
+    cost of a network schedule: it ends at or below the tuple's total_cost, which the quality
+    table reports. So each curve ends in a marker at its tuple's network result (total_cost,
+    search time), and the axis says which is which."""
     written = []
     if res.curves.empty:
         return written
     t = kt.with_labels(res.tuples).set_index("key")
     c = res.curves.join(t[["network", "hardware", "batch", "label", "seed"]], on="key")
     c = c[c["label"].str[:1].isin(["R", "M"])]
-    ok = _ok_tuples(res)
+    ok = _ok_tuples(res).set_index("key")
     for (net, hw, batch), g in c.groupby(["network", "hardware", "batch"], sort=False):
-        fig, ax = plt.subplots(figsize=(5.4, 3.6))
+        fig, ax = plt.subplots(figsize=(5.8, 3.9))
         for (label, seed), gc in g.groupby(["label", "seed"], sort=True):
             x = np.maximum(gc["seconds"].to_numpy(float), 1e-4)
             ax.step(x, gc["best_cost"], where="post", color=_color(label),
-                    label=f"{label} (seed {seed})", linewidth=1.2)
+                    label=f"{label} (seed {seed}): sum of layer bests", linewidth=1.2)
+            key = gc["key"].iloc[0]
+            if key in ok.index:
+                ax.plot([max(float(ok.at[key, kt.TIME_METRIC]), 1e-4)],
+                        [float(ok.at[key, kt.QUALITY_METRIC])], marker="s", color=_color(label),
+                        linestyle="none", label=f"{label} (seed {seed}): network result")
         refs = ok[(ok["network"] == net) & (ok["hardware"] == hw) & (ok["batch"] == batch)]
         for label in ("K", "B"):
             r = refs[refs["label"] == label]
@@ -199,14 +210,15 @@ def anytime_curves(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
             cost = float(r[kt.QUALITY_METRIC].mean())
             secs = float(r[kt.TIME_METRIC].mean())
             ax.axhline(cost, color=_color(label), linestyle="--", linewidth=0.9,
-                       label=f"{label} ({kt.format_seconds(secs)})")
+                       label=f"{label}: network result ({kt.format_seconds(secs)})")
             ax.plot([max(secs, 1e-4)], [cost], marker="o", color=_color(label))
         ax.set_xscale("log")
         ax.set_xlabel("search time (s, log scale)")
-        ax.set_ylabel("best cost so far")
+        ax.set_ylabel("energy: lines = sum of per-layer\nbests so far (lower bound); "
+                      "markers = network result", fontsize=8)
         ax.set_title(f"Anytime curves, {net}, {kt.short_hw(hw, batch)}")
         ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
-        ax.legend(fontsize=7, frameon=False)
+        ax.legend(fontsize=6, frameon=False)
         stem = f"anytime_{_safe(net)}_{_safe(hw)}_b{batch}"
         _save(fig, out_dir, stem)
         written.append((f"Anytime curves, {net}, {kt.short_hw(hw, batch)}", stem))

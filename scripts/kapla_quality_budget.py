@@ -35,6 +35,10 @@ from typing import Dict, List, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import kapla_python  # noqa: E402
+
+kapla_python.require("h5py", "numpy", "pandas", "matplotlib")
+
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 

@@ -1,16 +1,20 @@
-"""Load kapla sweep results (HDF5, schema version 2) into pandas DataFrames.
+"""Load kapla sweep results (HDF5, schema versions 2 and 3) into pandas DataFrames.
 
     import kapla_results as kr
-    res = kr.load(["results/quick.h5"])        # files and/or directories
+    tuples = kr.table("results/quick.h5", "tuples")   # one tidy DataFrame: strings decoded,
+    layers = kr.table("results/quick.h5", "layers")   # the tuple's network, hardware, ... joined
+    kr.columns("results/quick.h5", "layers")          # each column's unit and description
+    res = kr.load(["results/quick.h5"])               # files and/or directories
     res.tuples, res.layers, res.segments, res.curves, res.resolved, res.expected
 
 A results file is refused with a one-line `ResultsError("FILE: reason")` when it is not HDF5,
 not a kapla results file (no `kapla_schema` root attribute), of another schema version,
 truncated or damaged (the 512-byte user block holds the size and FNV-1a-64 checksum of the rest
-of the file, as written by src/io/hdf5_sink.cpp), or misses a table or column. The checks mirror
-src/io/hdf5_reader.cpp; table and column names come from src/io/result_schema.hpp.
+of the file, as written by src/io/hdf5_sink.cpp), or misses a table. Tables and columns are
+whatever the file holds: they are defined once, in src/io/result_schema.cpp, and each table
+carries its columns' units and descriptions as attributes (version 3).
 
-Command line (a quick look at a file):  /usr/bin/python3 scripts/kapla_results.py FILE|DIR ...
+Command line (a quick look at a file):  python3 scripts/kapla_results.py FILE|DIR ...
 Exit code 1 (message on stderr) on any refused input.
 """
 from __future__ import annotations
@@ -21,16 +25,22 @@ import os
 import sys
 from typing import Dict, Iterable, List, Optional, Sequence
 
-import h5py
-import numpy as np
-import pandas as pd
+import kapla_python
 
-SCHEMA_VERSION = 2
+kapla_python.require("h5py", "numpy", "pandas")
+
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+SCHEMA_VERSIONS = (2, 3)  # kOldestReadableSchema .. kResultSchemaVersion
 ATTR_SCHEMA = "kapla_schema"
 ATTR_JOB_NAME = "job_name"
 ATTR_JOB_FINGERPRINT = "job_fingerprint"
 ATTR_JOB_FILE = "job_file"
 ATTR_WRITER_VERSION = "kapla_version"
+ATTR_UNITS = "units"                # per table: one unit per column (version 3)
+ATTR_DESCRIPTIONS = "descriptions"  # per table: one description per column (version 3)
 
 USER_BLOCK_BYTES = 512
 USER_BLOCK_MAGIC = b"KAPLA-RESULTS\n"
@@ -38,21 +48,11 @@ USER_BLOCK_MAGIC = b"KAPLA-RESULTS\n"
 ENERGY_PARTS = ["op", "noc", "static", "dram", "gbuf", "itcn", "regf"]  # kEnergyPartNames
 ENERGY_COLUMNS = ["energy_" + p for p in ENERGY_PARTS]
 
-# The columns each table must have (a subset check: a newer writer may add columns only by
-# changing the schema version, but extra columns are harmless to this reader).
-TABLES: Dict[str, List[str]] = {
-    "tuples": ["key", "network", "hardware", "strategy", "strategy_params", "batch", "seed",
-               "search_seed", "status", "message", "total_cost", "energy"] + ENERGY_COLUMNS +
-              ["time", "edp", "search_seconds", "cpu_seconds", "threads", "evaluated", "valid",
-               "pruned", "kapla_version", "git_hash", "compiler", "mpi_version", "hdf5_version",
-               "host", "rank", "slurm_job_id", "slurm_array_job_id", "slurm_array_task_id",
-               "command_line", "start_time", "end_time"],
-    "layers": ["key", "layer_index", "layer", "segment", "energy"] + ENERGY_COLUMNS +
-              ["time", "partition", "blocking", "orders", "directives"],
-    "segments": ["key", "segment", "layers", "energy", "time"],
-    "curves": ["key", "point", "evaluated", "seconds", "best_cost"],
-    "resolved": ["key", "name", "value"],
-}
+# Tables every file has; /expected (the tuples the job asked for) from version 3 on.
+TABLES = ["tuples", "layers", "segments", "curves", "resolved"]
+EXPECTED = "expected"
+# The tuple's axes: the columns of /expected, joined onto the per-tuple tables by table().
+AXES = ["network", "hardware", "strategy", "strategy_params", "batch", "seed"]
 
 STATUSES = ["ok", "no_solution", "timeout", "failed", "interrupted"]
 
@@ -190,10 +190,6 @@ def _read_table(f: h5py.File, name: str, table: str) -> pd.DataFrame:
         raise ResultsError(f"{name}: table '{table}': not a table")
     if len(ds.shape) != 1:
         raise ResultsError(f"{name}: table '{table}': not 1-D")
-    missing = [c for c in TABLES[table] if c not in ds.dtype.names]
-    if missing:
-        raise ResultsError(f"{name}: table '{table}': no column '{missing[0]}' (written by "
-                           f"another {ATTR_SCHEMA} version?)")
     try:
         data = ds[()] if ds.shape[0] > 0 else None
     except Exception as e:  # noqa: BLE001
@@ -229,15 +225,17 @@ def read_file(path: str, checksum: bool = True):
             version = int(np.asarray(f.attrs[ATTR_SCHEMA]).reshape(-1)[0])
         except Exception:  # noqa: BLE001
             raise ResultsError(f"{name}: cannot read '{ATTR_SCHEMA}' (corrupt file?)") from None
-        if version != SCHEMA_VERSION:
+        if version not in SCHEMA_VERSIONS:
             raise ResultsError(f"{name}: {ATTR_SCHEMA} version {version}; this script reads "
-                               f"version {SCHEMA_VERSION}")
+                               f"versions {SCHEMA_VERSIONS[0]} to {SCHEMA_VERSIONS[-1]}")
         attrs = {}
         for a in (ATTR_JOB_NAME, ATTR_JOB_FINGERPRINT, ATTR_JOB_FILE, ATTR_WRITER_VERSION):
             if a not in f.attrs:
                 raise ResultsError(f"{name}: corrupt or incomplete results (no '{a}' attribute)")
             attrs[a] = _text(f.attrs[a])
         tables = {t: _read_table(f, name, t) for t in TABLES}
+        if version >= 3:
+            tables[EXPECTED] = _read_table(f, name, EXPECTED)
     info = FileInfo(name, version, attrs[ATTR_JOB_NAME], attrs[ATTR_JOB_FINGERPRINT],
                     attrs[ATTR_JOB_FILE], attrs[ATTR_WRITER_VERSION])
     tuples = tables["tuples"]
@@ -249,6 +247,8 @@ def read_file(path: str, checksum: bool = True):
         raise ResultsError(f"{name}: corrupt results: tuple '{dup.iloc[0]}' appears twice")
     known = set(tuples["key"])
     for t in ("layers", "segments", "curves", "resolved"):
+        if not len(tables[t]):
+            continue
         unknown = set(tables[t]["key"]) - known
         if unknown:
             raise ResultsError(f"{name}: corrupt results: table '{t}' names unknown tuple "
@@ -280,51 +280,6 @@ def find_files(paths: Iterable[str]) -> List[str]:
             raise ResultsError(f"{p}: no results files (*.h5) in this directory")
         out.extend(sorted(found))
     return out
-
-
-def expected_tuples(job_text: str) -> Optional[pd.DataFrame]:
-    """The tuples a job file asks for (network, hardware, strategy, strategy_params, batch,
-    seed, key), or None when the text cannot be parsed (merged files have no job text)."""
-    if not job_text:
-        return None
-    try:
-        job = json.loads(job_text)
-        rows = []
-        top_batch = job.get("batch")
-        seeds = job.get("seeds", [1])
-        strategies = []
-        for s in job["strategies"]:
-            if isinstance(s, str):
-                strategies.append((s, ""))
-            else:
-                params = s.get("params") or {}
-                strategies.append((s["name"], json.dumps(params, separators=(",", ":"),
-                                                         sort_keys=True) if params else ""))
-        for net in job["networks"]:
-            for hw in job["hardware"]:
-                if isinstance(hw, str):
-                    hw_name, batch = hw, top_batch
-                else:
-                    hw_name, batch = hw["name"], hw.get("batch", top_batch)
-                batches = batch if isinstance(batch, list) else [batch]
-                for b in batches:
-                    for sname, params in strategies:
-                        for seed in seeds:
-                            rows.append((net, hw_name, sname, params, int(b), int(seed)))
-    except (ValueError, KeyError, TypeError):
-        return None
-    df = pd.DataFrame(rows, columns=["network", "hardware", "strategy", "strategy_params",
-                                     "batch", "seed"])
-    df["key"] = [tuple_key(*r) for r in rows]
-    return df
-
-
-def tuple_key(network, hardware, strategy, strategy_params, batch, seed) -> str:
-    """sweep::Tuple::key()."""
-    k = f"{network}:{hardware}:{strategy}:b{int(batch)}:s{int(seed)}"
-    if strategy_params:
-        k += ":p" + f"{fnv1a64(strategy_params.encode('utf-8')):016x}"[:8]
-    return k
 
 
 def strategy_letter(name: str) -> str:
@@ -403,10 +358,8 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
         for name in ("layers", "segments", "curves", "resolved"):
             df = tables[name]
             parts[name].append(df[df["key"].isin(kept)])
-        exp = expected_tuples(info.job_file)
-        if exp is not None:
-            exp["job_name"] = info.job_name
-            expected.append(exp)
+        if EXPECTED in tables:  # version 3; a version 2 file expects what it holds (below)
+            expected.append(tables[EXPECTED])
 
     def cat(name):
         dfs = [d for d in parts[name] if len(d)]
@@ -433,7 +386,7 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
         exp = pd.concat(expected, ignore_index=True).drop_duplicates("key")
     else:
         exp = pd.DataFrame(columns=cols + ["job_name"])
-    # Tuples present but not in any parsable job text are expected too (they ran).
+    # Tuples present but not in /expected (version 2 files) are expected too (they ran).
     extra = tuples.loc[~tuples["key"].isin(exp["key"]), cols + ["job_name"]]
     exp = pd.concat([exp, extra], ignore_index=True)
     status = dict(zip(tuples["key"], tuples["status"]))
@@ -445,6 +398,41 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
     exp["seed"] = exp["seed"].astype("int64")
     exp = exp.reset_index(drop=True)  # job order: networks, then hardware, strategies, seeds
     return Results(infos, tuples, layers, segments, curves, resolved, exp)
+
+
+def table(paths, name: str, checksum: bool = True) -> pd.DataFrame:
+    """One table of results files and/or directories as a tidy DataFrame in one call: strings
+    decoded, and the tuple's axes (network, hardware, strategy, strategy_params, batch, seed)
+    as columns of every table, so that `groupby`/`pivot_table` can use them directly. `name`:
+    tuples, layers, segments, curves, resolved or expected (expected adds `present`,
+    `status`)."""
+    res = load(paths, checksum=checksum)
+    if name == EXPECTED:
+        return res.expected
+    if name not in TABLES:
+        raise ResultsError(f"{name}: no such table; tables: {', '.join(TABLES + [EXPECTED])}")
+    df = getattr(res, name)
+    if name == "tuples":
+        return df
+    axes = res.tuples.set_index("key")[AXES]
+    return df.join(axes, on="key")[["key"] + AXES + [c for c in df.columns if c != "key"]]
+
+
+def columns(path: str, name: str) -> pd.DataFrame:
+    """A table's columns with their unit and description, from the file's attributes (version
+    3; version 2 files carry none: empty strings)."""
+    verify_file(path, checksum=False)
+    with h5py.File(path, "r") as f:
+        if name not in f:
+            raise ResultsError(f"{path}: no table '{name}'")
+        ds = f[name]
+        names = list(ds.dtype.names)
+        units = [_text(u) for u in ds.attrs.get(ATTR_UNITS, [""] * len(names))]
+        desc = [_text(d) for d in ds.attrs.get(ATTR_DESCRIPTIONS, [""] * len(names))]
+    if len(units) != len(names) or len(desc) != len(names):
+        raise ResultsError(f"{path}: table '{name}': {len(names)} columns but {len(units)} units "
+                           f"and {len(desc)} descriptions")
+    return pd.DataFrame({"column": names, "unit": units, "description": desc})
 
 
 def main(argv: Sequence[str]) -> int:

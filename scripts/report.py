@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Tables and plots of the KAPLA paper from kapla sweep results.
 
-    /usr/bin/python3 scripts/report.py RESULTS [RESULTS ...] --out DIR
+    python3 scripts/report.py RESULTS [RESULTS ...] --out DIR
 
-RESULTS: results files (.h5, schema version 2) and/or directories of them. Writes
+RESULTS: results files (.h5, schema version 2 or 3) and/or directories of them. Writes
   DIR/index.md                      links to everything, with the tables inline
   DIR/tables/<name>.{md,csv,tex}    (a) time_*, (b) quality_*, (c) pruning_*, status
   DIR/plots/<name>.{png,pdf}        energy breakdown, quality vs time, anytime curves, heatmaps
@@ -17,6 +17,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import kapla_python  # noqa: E402
+
+# Under a python without Debian's packages: re-run with /usr/bin/python3, or one line and exit 1.
+kapla_python.require("h5py", "numpy", "pandas", "matplotlib")
 
 import kapla_results as kr  # noqa: E402
 

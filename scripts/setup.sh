@@ -12,7 +12,7 @@ packages=(
   g++ make cmake pkg-config
   libopenmpi-dev openmpi-bin libhdf5-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-h5py python3-pandas python3-matplotlib
+  python3 python3-h5py python3-pandas python3-matplotlib hdf5-tools
   slurm-wlm munge
 )
 

@@ -214,6 +214,23 @@ void dry_run(const SweepArgs& args, const Context& ctx, const TupleRunnerFactory
   }
 }
 
+}  // namespace
+
+std::vector<sweep::Tuple> check_tuples(const std::string& job_file, const sweep::SweepSpec& spec,
+                                       const sweep::TupleRunner& runner) {
+  auto tuples = sweep::expand_tuples(spec);
+  for (const auto& t : tuples) {
+    try {
+      runner.check(t);
+    } catch (const InputError& e) {
+      throw InputError(job_file + ": tuple " + t.key() + ": " + e.what());
+    }
+  }
+  return tuples;
+}
+
+namespace {
+
 void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory) {
   // Checked here, not by CLI11, whose message prints the largest double as the bound.
   model::limits::check_real("--stop-grace", args.stop_grace, 0, model::limits::kMaxSeconds);
@@ -231,18 +248,13 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
       const sweep::SweepSpec spec = io::load_job_file(args.job);
       const std::string output = args.out.empty() ? spec.output : args.out;
       const auto runner = factory(spec, ctx);
-      for (const auto& t : sweep::expand_tuples(spec)) {
-        try {
-          runner->check(t);
-        } catch (const InputError& e) {
-          throw InputError(args.job + ": tuple " + t.key() + ": " + e.what());
-        }
-      }
+      const auto tuples = check_tuples(args.job, spec, *runner);
       io::ResultsFileInfo info;
       info.job_name = spec.name;
       info.job_fingerprint = spec.fingerprint;
       info.job_file = spec.source_text;
       info.kapla_version = KAPLA_VERSION;
+      for (const auto& t : tuples) info.expected.push_back({spec.name, t});
       io::Hdf5Sink sink(output, info);
       const bool report = rank == 0 && !args.quiet;
       const bool terminal = ::isatty(2) != 0;

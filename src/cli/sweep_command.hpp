@@ -4,6 +4,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +19,11 @@ using TupleRunnerFactory =
     std::function<std::unique_ptr<sweep::TupleRunner>(const sweep::SweepSpec&, const Context&)>;
 
 void register_sweep_with(CLI::App& app, Context& ctx, TupleRunnerFactory factory);
+
+/// The job's tuples, each checked by the runner before anything runs (unknown network, hardware
+/// or strategy: InputError "JOBFILE: tuple KEY: reason"). Used by `sweep` and `validate`.
+std::vector<sweep::Tuple> check_tuples(const std::string& job_file, const sweep::SweepSpec& spec,
+                                       const sweep::TupleRunner& runner);
 
 /// The default factory: sweep/strategy_runner over the catalog of ctx.resolved_data_dir().
 std::unique_ptr<sweep::TupleRunner> make_catalog_runner(const sweep::SweepSpec& spec,

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <map>
+#include <set>
 
 #include "core/errors.hpp"
 #include "io/hdf5_handle.hpp"
@@ -55,6 +56,7 @@ class TableReader {
   TableReader& operator=(const TableReader&) = delete;
 
   std::size_t rows() const { return rows_; }
+  bool has(const char* name) const { return H5Tget_member_index(native_, name) >= 0; }
 
   std::vector<double> f64(const char* name) const {
     return numbers<double>(name, H5T_FLOAT);
@@ -138,16 +140,36 @@ std::string read_string_attribute(hid_t file, const char* name, const std::strin
   return out;
 }
 
-sweep::EnergyParts parts_of(const TableReader& t, std::vector<std::vector<double>>& cache,
-                            std::size_t row) {
-  if (cache.empty()) {
-    for (auto part : sweep::kEnergyPartNames) {
-      cache.push_back(t.f64(("energy_" + std::string(part)).c_str()));
+// The table's rows as the schema's columns give them; columns newer than the file's version are
+// left at their defaults, a table newer than the file is empty.
+// `keys`, if given, receives the key column as stored (the tuples' keys are computed, not set).
+template <class Row>
+std::vector<Row> read_rows(hid_t file, const Table<Row>& table, int version,
+                           const std::string& fname, std::vector<std::string>* keys = nullptr) {
+  if (version < table.since) return {};
+  const TableReader t(file, table.name, fname);
+  if (keys != nullptr) *keys = t.str("key");
+  std::vector<Row> rows(t.rows());
+  for (const auto& c : table.columns) {
+    if (version < c.since) continue;
+    const char* name = c.name.c_str();
+    auto fill = [&](const auto& values) {
+      for (std::size_t i = 0; i < rows.size(); ++i) c.set(rows[i], Cell(values[i]));
+    };
+    try {
+      switch (c.type) {
+        case ColumnType::F64: fill(t.f64(name)); break;
+        case ColumnType::I64: fill(t.i64(name)); break;
+        case ColumnType::U64: fill(t.u64(name)); break;
+        case ColumnType::Str: fill(t.str(name)); break;
+      }
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      if (what.rfind(fname, 0) == 0) throw;  // already names the file
+      throw InputError(fname + ": table '" + table.name + "': column '" + c.name + "': " + what);
     }
   }
-  sweep::EnergyParts p{};
-  for (std::size_t i = 0; i < p.size(); ++i) p[i] = cache[i][row];
-  return p;
+  return rows;
 }
 
 // The user block's checksum (result_schema.hpp). A file without the block is checked for the
@@ -198,6 +220,24 @@ void verify_checksum(const fs::path& file) {
   }
 }
 
+int read_version(hid_t file, const std::string& name) {
+  if (H5Aexists(file, kAttrSchema) <= 0) {
+    throw InputError(name + ": not a kapla results file (no '" + kAttrSchema + "' attribute)");
+  }
+  const Handle attr(H5Aopen(file, kAttrSchema, H5P_DEFAULT), H5Aclose,
+                    name + ": cannot read '" + kAttrSchema + "'");
+  int version = -1;
+  if (H5Aread(attr.get(), H5T_NATIVE_INT, &version) < 0) {
+    throw InputError(name + ": cannot read '" + kAttrSchema + "' (corrupt file?)");
+  }
+  if (version < kOldestReadableSchema || version > kResultSchemaVersion) {
+    throw InputError(name + ": kapla_schema version " + std::to_string(version) +
+                     "; this kapla reads versions " + std::to_string(kOldestReadableSchema) +
+                     " to " + std::to_string(kResultSchemaVersion));
+  }
+  return version;
+}
+
 ResultsFile read_checked(const fs::path& file, bool with_records) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   const std::string name = file.string();
@@ -211,113 +251,26 @@ ResultsFile read_checked(const fs::path& file, bool with_records) {
   verify_checksum(file);
   const Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
                  name + ": cannot be opened as HDF5 (truncated or corrupt); refusing to use it");
-  if (H5Aexists(f.get(), kAttrSchema) <= 0) {
-    throw InputError(name + ": not a kapla results file (no '" + kAttrSchema + "' attribute)");
-  }
   ResultsFile rf;
   rf.path = file;
-  {
-    const Handle attr(H5Aopen(f.get(), kAttrSchema, H5P_DEFAULT), H5Aclose,
-                      name + ": cannot read '" + kAttrSchema + "'");
-    int version = -1;
-    if (H5Aread(attr.get(), H5T_NATIVE_INT, &version) < 0) {
-      throw InputError(name + ": cannot read '" + kAttrSchema + "' (corrupt file?)");
-    }
-    if (version != kResultSchemaVersion) {
-      throw InputError(name + ": kapla_schema version " + std::to_string(version) +
-                       "; this kapla reads version " + std::to_string(kResultSchemaVersion));
-    }
-    rf.info.schema = version;
-  }
+  const int version = read_version(f.get(), name);
+  rf.info.schema = version;
   rf.info.job_name = read_string_attribute(f.get(), kAttrJobName, name);
   rf.info.job_fingerprint = read_string_attribute(f.get(), kAttrJobFingerprint, name);
   rf.info.job_file = read_string_attribute(f.get(), kAttrJobFile, name);
   rf.info.kapla_version = read_string_attribute(f.get(), kAttrWriterVersion, name);
 
   // Always read every table: this is also the integrity check.
-  const TableReader tuples(f.get(), kTableTuples, name);
-  const TableReader layers(f.get(), kTableLayers, name);
-  const TableReader segments(f.get(), kTableSegments, name);
-  const TableReader curves(f.get(), kTableCurves, name);
-  const TableReader resolved(f.get(), kTableResolved, name);
-
-  const auto key = tuples.str("key");
-  const auto network = tuples.str("network");
-  const auto hardware = tuples.str("hardware");
-  const auto strategy = tuples.str("strategy");
-  const auto params = tuples.str("strategy_params");
-  const auto batch = tuples.i64("batch");
-  const auto seed = tuples.u64("seed");
-  const auto search_seed = tuples.u64("search_seed");
-  const auto status = tuples.str("status");
-  const auto message = tuples.str("message");
-  const auto total_cost = tuples.f64("total_cost");
-  const auto energy = tuples.f64("energy");
-  std::vector<std::vector<double>> energy_parts;
-  const auto time = tuples.f64("time");
-  const auto edp = tuples.f64("edp");
-  const auto wall = tuples.f64("search_seconds");
-  const auto cpu = tuples.f64("cpu_seconds");
-  const auto threads = tuples.i64("threads");
-  const auto evaluated = tuples.i64("evaluated");
-  const auto valid = tuples.i64("valid");
-  const auto pruned = tuples.i64("pruned");
-  std::map<std::string, std::vector<std::string>> prov;
-  for (const char* c : {"kapla_version", "git_hash", "compiler", "mpi_version", "hdf5_version",
-                        "host", "slurm_job_id", "slurm_array_job_id", "slurm_array_task_id",
-                        "command_line", "start_time", "end_time"}) {
-    prov[c] = tuples.str(c);
-  }
-  const auto rank = tuples.i64("rank");
-
+  std::vector<std::string> keys;
+  rf.records = read_rows(f.get(), tuples_table(), version, name, &keys);
   std::map<std::string, std::size_t> row_of;
-  for (std::size_t i = 0; i < tuples.rows(); ++i) {
-    sweep::TupleRecord r;
-    r.tuple.network = network[i];
-    r.tuple.hardware = hardware[i];
-    r.tuple.strategy = strategy[i];
-    r.tuple.strategy_params = params[i];
-    r.tuple.batch = batch[i];
-    r.tuple.seed = seed[i];
-    if (r.tuple.key() != key[i]) {
-      throw InputError(name + ": corrupt results: key '" + key[i] + "' does not match its fields");
+  for (std::size_t i = 0; i < rf.records.size(); ++i) {
+    if (rf.records[i].tuple.key() != keys[i]) {
+      throw InputError(name + ": corrupt results: key '" + keys[i] + "' does not match its fields");
     }
-    if (!row_of.emplace(key[i], i).second) {
-      throw InputError(name + ": corrupt results: tuple '" + key[i] + "' appears twice");
+    if (!row_of.emplace(keys[i], i).second) {
+      throw InputError(name + ": corrupt results: tuple '" + keys[i] + "' appears twice");
     }
-    r.search_seed = search_seed[i];
-    try {
-      r.result.status = sweep::parse_status(status[i]);
-    } catch (const InputError& e) {
-      throw InputError(name + ": tuple '" + key[i] + "': " + e.what());
-    }
-    r.result.message = message[i];
-    r.result.total_cost = total_cost[i];
-    r.result.energy = energy[i];
-    r.result.energy_parts = parts_of(tuples, energy_parts, i);
-    r.result.time = time[i];
-    r.result.edp = edp[i];
-    r.result.stats.wall_seconds = wall[i];
-    r.result.stats.cpu_seconds = cpu[i];
-    r.result.stats.threads = static_cast<int>(threads[i]);
-    r.result.stats.evaluated = evaluated[i];
-    r.result.stats.valid = valid[i];
-    r.result.stats.pruned = pruned[i];
-    auto& p = r.provenance;
-    p.kapla_version = prov["kapla_version"][i];
-    p.git_hash = prov["git_hash"][i];
-    p.compiler = prov["compiler"][i];
-    p.mpi_version = prov["mpi_version"][i];
-    p.hdf5_version = prov["hdf5_version"][i];
-    p.host = prov["host"][i];
-    p.rank = rank[i];
-    p.slurm_job_id = prov["slurm_job_id"][i];
-    p.slurm_array_job_id = prov["slurm_array_job_id"][i];
-    p.slurm_array_task_id = prov["slurm_array_task_id"][i];
-    p.command_line = prov["command_line"][i];
-    p.start_time = prov["start_time"][i];
-    p.end_time = prov["end_time"][i];
-    rf.records.push_back(std::move(r));
   }
   auto record_of = [&](const std::string& k, const char* table) -> sweep::TupleRecord& {
     const auto it = row_of.find(k);
@@ -327,53 +280,41 @@ ResultsFile read_checked(const fs::path& file, bool with_records) {
     }
     return rf.records[it->second];
   };
-  {
-    const auto k = layers.str("key");
-    const auto layer = layers.str("layer");
-    const auto segment = layers.i64("segment");
-    const auto e = layers.f64("energy");
-    std::vector<std::vector<double>> cache;
-    const auto t = layers.f64("time");
-    const auto partition = layers.str("partition");
-    const auto blocking = layers.str("blocking");
-    const auto orders = layers.str("orders");
-    const auto directives = layers.str("directives");
-    for (std::size_t i = 0; i < layers.rows(); ++i) {
-      sweep::LayerRow row{layer[i], segment[i], e[i], parts_of(layers, cache, i), t[i],
-                          partition[i], blocking[i], orders[i], directives[i]};
-      record_of(k[i], kTableLayers).result.layers.push_back(std::move(row));
-    }
+  for (auto& e : read_rows(f.get(), layers_table(), version, name)) {
+    record_of(e.key, layers_table().name).result.layers.push_back(std::move(e.row));
   }
-  {
-    const auto k = segments.str("key");
-    const auto seg = segments.i64("segment");
-    const auto names = segments.str("layers");
-    const auto e = segments.f64("energy");
-    const auto t = segments.f64("time");
-    for (std::size_t i = 0; i < segments.rows(); ++i) {
-      record_of(k[i], kTableSegments).result.segments.push_back({seg[i], names[i], e[i], t[i]});
-    }
+  for (auto& e : read_rows(f.get(), segments_table(), version, name)) {
+    record_of(e.key, segments_table().name).result.segments.push_back(std::move(e.row));
   }
-  {
-    const auto k = curves.str("key");
-    const auto ev = curves.i64("evaluated");
-    const auto s = curves.f64("seconds");
-    const auto b = curves.f64("best_cost");
-    for (std::size_t i = 0; i < curves.rows(); ++i) {
-      record_of(k[i], kTableCurves).result.stats.curve.push_back({ev[i], s[i], b[i]});
-    }
+  for (auto& e : read_rows(f.get(), curves_table(), version, name)) {
+    record_of(e.key, curves_table().name).result.stats.curve.push_back(e.row);
   }
-  {
-    const auto k = resolved.str("key");
-    const auto n = resolved.str("name");
-    const auto v = resolved.str("value");
-    for (std::size_t i = 0; i < resolved.rows(); ++i) {
-      record_of(k[i], kTableResolved).result.resolved.emplace_back(n[i], v[i]);
+  for (auto& e : read_rows(f.get(), resolved_table(), version, name)) {
+    record_of(e.key, resolved_table().name).result.resolved.emplace_back(e.name, e.value);
+  }
+  std::vector<std::string> expected_keys;
+  rf.info.expected = read_rows(f.get(), expected_table(), version, name, &expected_keys);
+  for (std::size_t i = 0; i < expected_keys.size(); ++i) {
+    if (rf.info.expected[i].tuple.key() != expected_keys[i]) {
+      throw InputError(name + ": corrupt results: expected key '" + expected_keys[i] +
+                       "' does not match its fields");
     }
   }
   for (const auto& r : rf.records) check_result_ranges(r, name);
   if (!with_records) rf.records.clear();
   return rf;
+}
+
+// The union of the inputs' expected tuples by key, in the order first seen.
+std::vector<ExpectedTuple> merge_expected(const std::vector<ResultsFile>& inputs) {
+  std::vector<ExpectedTuple> out;
+  std::set<std::string> seen;
+  for (const auto& in : inputs) {
+    for (const auto& e : in.info.expected) {
+      if (seen.insert(e.tuple.key()).second) out.push_back(e);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -439,6 +380,7 @@ ResultsFile merge_results(const std::vector<ResultsFile>& inputs) {
     }
   }
   for (const auto& [key, r] : by_key) merged.records.push_back(*r);
+  merged.info.expected = merge_expected(inputs);
   return merged;
 }
 

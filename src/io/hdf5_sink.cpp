@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <unordered_map>
+#include <type_traits>
 #include <variant>
 
 #include "core/errors.hpp"
@@ -37,99 +37,15 @@ hid_t string_type() {
   return t;
 }
 
-// A table built column by column, written as one compound dataset.
-class TableWriter {
- public:
-  enum class Kind { F64, I64, U64, Str };
-  using Values = std::variant<std::vector<double>, std::vector<std::int64_t>,
-                              std::vector<std::uint64_t>, std::vector<std::string>>;
-
-  TableWriter& column(const std::string& name, Kind kind) {
-    index_[name] = columns_.size();
-    Values v;
-    switch (kind) {
-      case Kind::F64: v = std::vector<double>{}; break;
-      case Kind::I64: v = std::vector<std::int64_t>{}; break;
-      case Kind::U64: v = std::vector<std::uint64_t>{}; break;
-      case Kind::Str: v = std::vector<std::string>{}; break;
-    }
-    columns_.push_back({name, kind, std::move(v)});
-    return *this;
+hid_t member_type(ColumnType t, hid_t str) {
+  switch (t) {
+    case ColumnType::F64: return H5T_NATIVE_DOUBLE;
+    case ColumnType::I64: return H5T_NATIVE_INT64;
+    case ColumnType::U64: return H5T_NATIVE_UINT64;
+    case ColumnType::Str: return str;
   }
-  void put(const std::string& name, double v) { std::get<0>(at(name).values).push_back(v); }
-  void put(const std::string& name, std::int64_t v) { std::get<1>(at(name).values).push_back(v); }
-  void put(const std::string& name, std::uint64_t v) { std::get<2>(at(name).values).push_back(v); }
-  void put(const std::string& name, const std::string& v) {
-    std::get<3>(at(name).values).push_back(v);
-  }
-
-  void write(hid_t file, const char* table) const {
-    std::size_t rows = 0;
-    for (const auto& c : columns_) {
-      const std::size_t n = std::visit([](const auto& v) { return v.size(); }, c.values);
-      if (&c == &columns_.front()) rows = n;
-      KAPLA_ASSERT(n == rows, std::string("table ") + table + ": column " + c.name +
-                                  " has a different length");
-    }
-    const auto str = handle(string_type(), H5Tclose, "string type");
-    std::size_t size = 0;
-    std::vector<std::size_t> offsets;
-    for (const auto& c : columns_) {
-      offsets.push_back(size);
-      size += c.kind == Kind::Str ? sizeof(const char*) : 8;
-    }
-    const auto type = handle(H5Tcreate(H5T_COMPOUND, size), H5Tclose, "compound type");
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      const hid_t member = columns_[i].kind == Kind::F64   ? H5T_NATIVE_DOUBLE
-                           : columns_[i].kind == Kind::I64 ? H5T_NATIVE_INT64
-                           : columns_[i].kind == Kind::U64 ? H5T_NATIVE_UINT64
-                                                           : str.get();
-      check(H5Tinsert(type.get(), columns_[i].name.c_str(), offsets[i], member), "H5Tinsert");
-    }
-    std::vector<unsigned char> buffer(std::max<std::size_t>(1, rows * size));
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      for (std::size_t r = 0; r < rows; ++r) {
-        unsigned char* dst = buffer.data() + r * size + offsets[i];
-        std::visit(
-            [&](const auto& v) {
-              using T = std::decay_t<decltype(v[0])>;
-              if constexpr (std::is_same_v<T, std::string>) {
-                const char* p = v[r].c_str();
-                std::memcpy(dst, &p, sizeof p);
-              } else {
-                std::memcpy(dst, &v[r], sizeof(T));
-              }
-            },
-            columns_[i].values);
-      }
-    }
-    const hsize_t dims[1] = {rows};
-    const auto space = handle(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-    const auto dcpl = handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
-    check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
-    const auto ds = handle(H5Dcreate2(file, table, type.get(), space.get(), H5P_DEFAULT, dcpl.get(),
-                               H5P_DEFAULT),
-                    H5Dclose, std::string("creating table ") + table);
-    if (rows > 0) {
-      check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()),
-            std::string("writing table ") + table);
-    }
-  }
-
- private:
-  struct Column {
-    std::string name;
-    Kind kind;
-    Values values;
-  };
-  Column& at(const std::string& name) {
-    const auto it = index_.find(name);
-    KAPLA_ASSERT(it != index_.end(), "TableWriter: no column " + name);
-    return columns_[it->second];
-  }
-  std::vector<Column> columns_;
-  std::unordered_map<std::string, std::size_t> index_;
-};
+  return str;
+}
 
 void write_string_attribute(hid_t obj, const char* name, const std::string& value) {
   const auto type = handle(string_type(), H5Tclose, "string type");
@@ -140,6 +56,17 @@ void write_string_attribute(hid_t obj, const char* name, const std::string& valu
   check(H5Awrite(attr.get(), type.get(), &p), std::string("writing attribute ") + name);
 }
 
+void write_strings_attribute(hid_t obj, const char* name, const std::vector<std::string>& values) {
+  const auto type = handle(string_type(), H5Tclose, "string type");
+  const hsize_t dims[1] = {values.size()};
+  const auto space = handle(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  const auto attr = handle(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    H5Aclose, std::string("attribute ") + name);
+  std::vector<const char*> p;
+  for (const auto& v : values) p.push_back(v.c_str());
+  check(H5Awrite(attr.get(), type.get(), p.data()), std::string("writing attribute ") + name);
+}
+
 void write_int_attribute(hid_t obj, const char* name, int value) {
   const auto space = handle(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
   const auto attr = handle(H5Acreate2(obj, name, H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
@@ -147,132 +74,93 @@ void write_int_attribute(hid_t obj, const char* name, int value) {
   check(H5Awrite(attr.get(), H5T_NATIVE_INT, &value), std::string("writing attribute ") + name);
 }
 
-using Kind = TableWriter::Kind;
-
-void add_energy_columns(TableWriter& t) {
-  t.column("energy", Kind::F64);
-  for (auto part : sweep::kEnergyPartNames) t.column("energy_" + std::string(part), Kind::F64);
+// Writes `rows` as one compound dataset with the table's columns (8-byte numbers, variable-length
+// UTF-8 strings), and the table's description and its columns' units and descriptions as
+// attributes.
+template <class Row>
+void write_table(hid_t file, const Table<Row>& table, const std::vector<Row>& rows) {
+  const auto& columns = table.columns;
+  const auto str = handle(string_type(), H5Tclose, "string type");
+  std::size_t size = 0;
+  std::vector<std::size_t> offsets;
+  for (const auto& c : columns) {
+    offsets.push_back(size);
+    size += c.type == ColumnType::Str ? sizeof(const char*) : 8;
+  }
+  const auto type = handle(H5Tcreate(H5T_COMPOUND, size), H5Tclose, "compound type");
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    check(H5Tinsert(type.get(), columns[i].name.c_str(), offsets[i],
+                    member_type(columns[i].type, str.get())),
+          "H5Tinsert");
+  }
+  // The cells own the strings whose pointers go into the buffer.
+  std::vector<Cell> cells;
+  cells.reserve(rows.size() * columns.size());
+  std::vector<unsigned char> buffer(std::max<std::size_t>(1, rows.size() * size));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const Cell& cell = cells.emplace_back(columns[i].get(rows[r]));
+      KAPLA_ASSERT(cell.index() == static_cast<std::size_t>(columns[i].type),
+                   std::string("table ") + table.name + ": column " + columns[i].name +
+                       " gave a value of another type");
+      unsigned char* dst = buffer.data() + r * size + offsets[i];
+      std::visit(
+          [dst](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+              const char* p = v.c_str();
+              std::memcpy(dst, &p, sizeof p);
+            } else {
+              std::memcpy(dst, &v, sizeof(T));
+            }
+          },
+          cell);
+    }
+  }
+  const hsize_t dims[1] = {rows.size()};
+  const auto space = handle(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  const auto dcpl = handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+  check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
+  const auto ds = handle(H5Dcreate2(file, table.name, type.get(), space.get(), H5P_DEFAULT,
+                                    dcpl.get(), H5P_DEFAULT),
+                         H5Dclose, std::string("creating table ") + table.name);
+  if (!rows.empty()) {
+    check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()),
+          std::string("writing table ") + table.name);
+  }
+  std::vector<std::string> units, descriptions;
+  for (const auto& c : columns) {
+    units.push_back(c.unit);
+    descriptions.push_back(c.description);
+  }
+  write_string_attribute(ds.get(), kAttrTableDescription, table.description);
+  write_strings_attribute(ds.get(), kAttrColumnUnits, units);
+  write_strings_attribute(ds.get(), kAttrColumnDescriptions, descriptions);
 }
 
-void put_energy(TableWriter& t, double energy, const sweep::EnergyParts& parts) {
-  t.put("energy", energy);
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    t.put("energy_" + std::string(sweep::kEnergyPartNames[i]), parts[i]);
-  }
-}
-
-void write_tables(hid_t file, const std::vector<sweep::TupleRecord>& records) {
-  TableWriter tuples;
-  tuples.column("key", Kind::Str).column("network", Kind::Str).column("hardware", Kind::Str)
-      .column("strategy", Kind::Str).column("strategy_params", Kind::Str)
-      .column("batch", Kind::I64).column("seed", Kind::U64).column("search_seed", Kind::U64)
-      .column("status", Kind::Str).column("message", Kind::Str)
-      .column("total_cost", Kind::F64);
-  add_energy_columns(tuples);
-  tuples.column("time", Kind::F64).column("edp", Kind::F64)
-      .column("search_seconds", Kind::F64).column("cpu_seconds", Kind::F64)
-      .column("threads", Kind::I64).column("evaluated", Kind::I64).column("valid", Kind::I64)
-      .column("pruned", Kind::I64);
-  for (const char* s : {"kapla_version", "git_hash", "compiler", "mpi_version", "hdf5_version",
-                        "host"}) {
-    tuples.column(s, Kind::Str);
-  }
-  tuples.column("rank", Kind::I64);
-  for (const char* s : {"slurm_job_id", "slurm_array_job_id", "slurm_array_task_id",
-                        "command_line", "start_time", "end_time"}) {
-    tuples.column(s, Kind::Str);
-  }
-  TableWriter layers;
-  layers.column("key", Kind::Str).column("layer_index", Kind::I64).column("layer", Kind::Str)
-      .column("segment", Kind::I64);
-  add_energy_columns(layers);
-  layers.column("time", Kind::F64).column("partition", Kind::Str).column("blocking", Kind::Str)
-      .column("orders", Kind::Str).column("directives", Kind::Str);
-  TableWriter segments;
-  segments.column("key", Kind::Str).column("segment", Kind::I64).column("layers", Kind::Str)
-      .column("energy", Kind::F64).column("time", Kind::F64);
-  TableWriter curves;
-  curves.column("key", Kind::Str).column("point", Kind::I64).column("evaluated", Kind::I64)
-      .column("seconds", Kind::F64).column("best_cost", Kind::F64);
-  TableWriter resolved;
-  resolved.column("key", Kind::Str).column("name", Kind::Str).column("value", Kind::Str);
-
-  for (const auto& rec : records) {
+void write_tables(hid_t file, const ResultsFile& results) {
+  std::vector<LayerEntry> layers;
+  std::vector<SegmentEntry> segments;
+  std::vector<CurveEntry> curves;
+  std::vector<ResolvedEntry> resolved;
+  for (const auto& rec : results.records) {
     const std::string key = rec.tuple.key();
     const auto& r = rec.result;
-    const auto& p = rec.provenance;
-    tuples.put("key", key);
-    tuples.put("network", rec.tuple.network);
-    tuples.put("hardware", rec.tuple.hardware);
-    tuples.put("strategy", rec.tuple.strategy);
-    tuples.put("strategy_params", rec.tuple.strategy_params);
-    tuples.put("batch", std::int64_t{rec.tuple.batch});
-    tuples.put("seed", std::uint64_t{rec.tuple.seed});
-    tuples.put("search_seed", std::uint64_t{rec.search_seed});
-    tuples.put("status", std::string(sweep::status_name(r.status)));
-    tuples.put("message", r.message);
-    tuples.put("total_cost", r.total_cost);
-    put_energy(tuples, r.energy, r.energy_parts);
-    tuples.put("time", r.time);
-    tuples.put("edp", r.edp);
-    tuples.put("search_seconds", r.stats.wall_seconds);
-    tuples.put("cpu_seconds", r.stats.cpu_seconds);
-    tuples.put("threads", std::int64_t{r.stats.threads});
-    tuples.put("evaluated", std::int64_t{r.stats.evaluated});
-    tuples.put("valid", std::int64_t{r.stats.valid});
-    tuples.put("pruned", std::int64_t{r.stats.pruned});
-    tuples.put("kapla_version", p.kapla_version);
-    tuples.put("git_hash", p.git_hash);
-    tuples.put("compiler", p.compiler);
-    tuples.put("mpi_version", p.mpi_version);
-    tuples.put("hdf5_version", p.hdf5_version);
-    tuples.put("host", p.host);
-    tuples.put("rank", std::int64_t{p.rank});
-    tuples.put("slurm_job_id", p.slurm_job_id);
-    tuples.put("slurm_array_job_id", p.slurm_array_job_id);
-    tuples.put("slurm_array_task_id", p.slurm_array_task_id);
-    tuples.put("command_line", p.command_line);
-    tuples.put("start_time", p.start_time);
-    tuples.put("end_time", p.end_time);
     for (std::size_t i = 0; i < r.layers.size(); ++i) {
-      const auto& l = r.layers[i];
-      layers.put("key", key);
-      layers.put("layer_index", static_cast<std::int64_t>(i));
-      layers.put("layer", l.layer);
-      layers.put("segment", std::int64_t{l.segment});
-      put_energy(layers, l.energy, l.energy_parts);
-      layers.put("time", l.time);
-      layers.put("partition", l.partition);
-      layers.put("blocking", l.blocking);
-      layers.put("orders", l.orders);
-      layers.put("directives", l.directives);
+      layers.push_back({key, static_cast<std::int64_t>(i), r.layers[i]});
     }
-    for (const auto& s : r.segments) {
-      segments.put("key", key);
-      segments.put("segment", std::int64_t{s.segment});
-      segments.put("layers", s.layers);
-      segments.put("energy", s.energy);
-      segments.put("time", s.time);
-    }
+    for (const auto& s : r.segments) segments.push_back({key, s});
     for (std::size_t i = 0; i < r.stats.curve.size(); ++i) {
-      const auto& c = r.stats.curve[i];
-      curves.put("key", key);
-      curves.put("point", static_cast<std::int64_t>(i));
-      curves.put("evaluated", std::int64_t{c.evaluated});
-      curves.put("seconds", c.seconds);
-      curves.put("best_cost", c.best_cost);
+      curves.push_back({key, static_cast<std::int64_t>(i), r.stats.curve[i]});
     }
-    for (const auto& [name, value] : r.resolved) {
-      resolved.put("key", key);
-      resolved.put("name", name);
-      resolved.put("value", value);
-    }
+    for (const auto& [name, value] : r.resolved) resolved.push_back({key, name, value});
   }
-  tuples.write(file, kTableTuples);
-  layers.write(file, kTableLayers);
-  segments.write(file, kTableSegments);
-  curves.write(file, kTableCurves);
-  resolved.write(file, kTableResolved);
+  write_table(file, tuples_table(), results.records);
+  write_table(file, layers_table(), layers);
+  write_table(file, segments_table(), segments);
+  write_table(file, curves_table(), curves);
+  write_table(file, resolved_table(), resolved);
+  write_table(file, expected_table(), results.info.expected);
 }
 
 void fsync_path(const fs::path& path, bool directory) {
@@ -341,7 +229,7 @@ void write_results_file(const fs::path& file, const ResultsFile& results) {
       write_string_attribute(f.get(), kAttrJobFingerprint, results.info.job_fingerprint);
       write_string_attribute(f.get(), kAttrJobFile, results.info.job_file);
       write_string_attribute(f.get(), kAttrWriterVersion, results.info.kapla_version);
-      write_tables(f.get(), results.records);
+      write_tables(f.get(), results);
       check(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
     }
     seal(tmp);

@@ -1,19 +1,29 @@
-// The HDF5 results schema, version 2 (docs/hdf5_schema.md): table and column names shared by
-// the writer (hdf5_sink) and the reader (hdf5_reader). Change the version when a name or a
-// meaning changes; the reader refuses other versions.
+// The HDF5 results schema (docs/hdf5_schema.md): every table and column is defined once, in
+// result_schema.cpp, with its name, type, unit, description and accessor. The writer
+// (hdf5_sink) and the reader (hdf5_reader) only walk these definitions, and the writer stores
+// each column's unit and description as attributes of its table, so a reader needs no docs.
+// Change the version when a name or a meaning changes; the reader reads versions
+// kOldestReadableSchema .. kResultSchemaVersion (a column or table newer than a file is left at
+// its default when that file is read).
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "sweep/record.hpp"
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 2;
+inline constexpr int kResultSchemaVersion = 3;
+/// Version 2 files (no /expected, no column attributes, a `layers.directives` column) still
+/// load, resume and merge.
+inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.
 inline constexpr const char* kAttrSchema = "kapla_schema";          // int
@@ -22,13 +32,11 @@ inline constexpr const char* kAttrJobFingerprint = "job_fingerprint";  // string
 inline constexpr const char* kAttrJobFile = "job_file";             // string: the job's text
 inline constexpr const char* kAttrWriterVersion = "kapla_version";  // string
 
-// Tables: 1-D compound datasets at the root; every table has a "key" column (the tuple key)
-// so that tables join on it. Rows are sorted by key (then by their index within a tuple).
-inline constexpr const char* kTableTuples = "tuples";
-inline constexpr const char* kTableLayers = "layers";
-inline constexpr const char* kTableSegments = "segments";
-inline constexpr const char* kTableCurves = "curves";
-inline constexpr const char* kTableResolved = "resolved";
+// Attributes of every table (version 3): a description of the table, and one unit and one
+// description per column, in column order (variable-length string arrays).
+inline constexpr const char* kAttrTableDescription = "description";
+inline constexpr const char* kAttrColumnUnits = "units";
+inline constexpr const char* kAttrColumnDescriptions = "descriptions";
 
 /// Every file starts with a 512-byte HDF5 user block (ignored by HDF5 and h5py) holding a
 /// checksum of the rest of the file: "KAPLA-RESULTS\nsize=<bytes>\nfnv1a64=<hex>\n". The reader
@@ -43,13 +51,21 @@ inline constexpr std::array<std::string_view, 17> kRunDependentColumns = {
     "mpi_version", "hdf5_version", "host", "rank", "slurm_job_id", "slurm_array_job_id",
     "slurm_array_task_id", "command_line", "start_time", "end_time", "seconds"};
 
-/// What the root attributes say.
+/// One tuple a job asked for (the /expected table), whether or not it has run yet.
+struct ExpectedTuple {
+  std::string job_name;
+  sweep::Tuple tuple;
+};
+
+/// What the root attributes and /expected say.
 struct ResultsFileInfo {
   int schema = kResultSchemaVersion;
   std::string job_name;
   std::string job_fingerprint;
   std::string job_file;
   std::string kapla_version;
+  /// Every tuple the job(s) asked for, in job order; empty in version 2 files.
+  std::vector<ExpectedTuple> expected;
 };
 
 /// A whole results file in memory.
@@ -58,5 +74,60 @@ struct ResultsFile {
   ResultsFileInfo info;
   std::vector<sweep::TupleRecord> records;  // sorted by key
 };
+
+// ---------------------------------------------------------------------------------------------
+// The tables: 1-D compound datasets at the root; every table has a "key" column (the tuple key)
+// so that tables join on it.
+
+enum class ColumnType { F64, I64, U64, Str };
+using Cell = std::variant<double, std::int64_t, std::uint64_t, std::string>;
+
+/// One column: what it is, and how a row of type Row gives and takes its value.
+template <class Row>
+struct Column {
+  std::string name;
+  ColumnType type = ColumnType::F64;
+  std::string unit;  // "" when the value has none (names, text, indices)
+  std::string description;
+  std::function<Cell(const Row&)> get;
+  std::function<void(Row&, const Cell&)> set;
+  int since = kOldestReadableSchema;  // first schema version that has it
+};
+
+template <class Row>
+struct Table {
+  const char* name;
+  std::string description;
+  std::vector<Column<Row>> columns;
+  int since = kOldestReadableSchema;  // first schema version that has it
+};
+
+// The rows of the per-tuple tables: the tuple key plus the record's part.
+struct LayerEntry {
+  std::string key;
+  std::int64_t index = 0;  // position in scheduling order
+  sweep::LayerRow row;
+};
+struct SegmentEntry {
+  std::string key;
+  sweep::SegmentRow row;
+};
+struct CurveEntry {
+  std::string key;
+  std::int64_t point = 0;
+  sweep::CurvePoint row;
+};
+struct ResolvedEntry {
+  std::string key;
+  std::string name;
+  std::string value;
+};
+
+const Table<sweep::TupleRecord>& tuples_table();  // one row per tuple, sorted by key
+const Table<LayerEntry>& layers_table();          // sorted by (key, layer_index)
+const Table<SegmentEntry>& segments_table();      // sorted by (key, segment)
+const Table<CurveEntry>& curves_table();          // sorted by (key, point)
+const Table<ResolvedEntry>& resolved_table();     // (key, name, value)
+const Table<ExpectedTuple>& expected_table();     // in job order; version 3 on
 
 }  // namespace kapla::io

@@ -36,7 +36,6 @@ struct LayerRow {
   std::string partition;   // canonical text of the partition scheme
   std::string blocking;    // blocking factors
   std::string orders;      // loop orders
-  std::string directives;  // KAPLA directives (strategies K and S), else ""
   friend bool operator==(const LayerRow&, const LayerRow&) = default;
 };
 

@@ -125,8 +125,57 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(len(res.layers), f["layers"].shape[0])
             self.assertEqual(len(res.segments), f["segments"].shape[0])
             self.assertEqual(len(res.resolved), f["resolved"].shape[0])
-            self.assertEqual(int(f.attrs["kapla_schema"]), kr.SCHEMA_VERSION)
+            self.assertEqual(int(f.attrs["kapla_schema"]), kr.SCHEMA_VERSIONS[-1])
         self.assertTrue(res.expected["present"].all())
+
+    def test_expected_comes_from_the_file(self):
+        # /expected is written by kapla: every tuple the job asked for, in job order, with the
+        # keys kapla computed (the scripts no longer re-derive them).
+        with h5py.File(self.stopped, "r") as f:
+            rows = f["expected"][()]
+            keys = [k.decode() for k in rows["key"]]
+        self.assertEqual(keys, ["googlenet_bp:cloud:exhaustive:b64:s1",
+                                "mlp_l_bp:cloud:exhaustive:b64:s1"])
+        self.assertFalse(hasattr(kr, "expected_tuples"))
+        self.assertFalse(hasattr(kr, "tuple_key"))
+
+    def test_every_table_describes_its_columns(self):
+        with h5py.File(self.main, "r") as f:
+            for name in kr.TABLES + [kr.EXPECTED]:
+                ds = f[name]
+                n = len(ds.dtype.names)
+                self.assertEqual(len(ds.attrs["units"]), n, name)
+                self.assertEqual(len(ds.attrs["descriptions"]), n, name)
+                self.assertTrue(all(len(d) > 0 for d in ds.attrs["descriptions"]), name)
+                self.assertGreater(len(ds.attrs["description"]), 0, name)
+            self.assertNotIn("directives", f["layers"].dtype.names)
+        cols = kr.columns(self.main, "tuples").set_index("column")
+        self.assertEqual(cols.at["time", "unit"], "cycles")
+        self.assertEqual(cols.at["search_seconds", "unit"], "s")
+        self.assertIn("J", cols.at["total_cost", "unit"])
+
+    def test_table_is_tidy(self):
+        layers = kr.table(self.main, "layers")
+        self.assertEqual(list(layers.columns[:7]), ["key"] + kr.AXES)
+        self.assertTrue(all(isinstance(v, str) for v in layers["partition"]))
+        raw = raw_tuples(self.main)
+        for _, row in layers.iterrows():
+            self.assertEqual(row["network"], raw[row["key"]]["network"])
+            self.assertEqual(row["batch"], raw[row["key"]]["batch"])
+
+    def test_old_format_file_loads(self):
+        # Written by kapla before schema 3 (no /expected, no column attributes, a directives
+        # column): still loads, and expects the tuples it holds.
+        old = os.path.join(HERE, "..", "data", "results", "schema2_mlp_s.h5")
+        res = kr.load([old])
+        self.assertEqual(res.files[0].schema, 2)
+        self.assertEqual(len(res.tuples), 2)
+        self.assertTrue(res.expected["present"].all())
+        self.assertEqual(sorted(res.expected["key"]), sorted(res.tuples["key"]))
+        self.assertFalse(res.curves.empty)
+        self.assertEqual(list(kr.columns(old, "tuples")["unit"].unique()), [""])
+        p, out = self.run_report(old)
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_directory_and_not_run(self):
         res = kr.load([self.results])
@@ -262,18 +311,40 @@ class ReportTest(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(out, link)), link)
 
     def test_anytime_plot_from_curves(self):
-        # R and M record no curve yet; build one from real tuples to test the figure.
+        # The curves R and M record are sums of per-layer bests (a lower bound of the network
+        # result the quality table reports): the plot must show both and say which is which.
         res = kr.load([self.main])
         keys = [k for k in res.tuples["key"] if k.startswith("mlp_s:edge:") and
                 (":random:" in k or ":guided:" in k)]
-        rows = [(k, i, 10 * (i + 1), 0.001 * (i + 1), 1.5 - 0.1 * i)
-                for k in keys for i in range(5)]
-        import pandas as pd
-        res.curves = pd.DataFrame(rows, columns=kr.TABLES["curves"])
-        out = os.path.join(self.tmp, "anytime")
-        figs = kp.anytime_curves(res, out)
+        self.assertEqual(sorted(set(res.curves["key"]) & set(keys)), sorted(keys))
+        res.curves = res.curves[res.curves["key"].isin(keys)]
+        captured = []
+        real_save = kp._save
+
+        def save(fig, out_dir, stem):
+            ax = fig.axes[0]
+            captured.append((ax.get_ylabel(), [l.get_label() for l in ax.get_lines()],
+                             [(l.get_label(), list(l.get_ydata())) for l in ax.get_lines()]))
+            return real_save(fig, out_dir, stem)
+
+        kp._save = save
+        try:
+            out = os.path.join(self.tmp, "anytime")
+            figs = kp.anytime_curves(res, out)
+        finally:
+            kp._save = real_save
         self.assertEqual([s for _, s in figs], ["anytime_mlp_s_edge_b1"])
         self.assertGreater(os.path.getsize(os.path.join(out, "anytime_mlp_s_edge_b1.png")), 5000)
+        ylabel, labels, data = captured[0]
+        self.assertIn("sum of per-layer", ylabel)
+        self.assertIn("lower bound", ylabel)
+        raw = raw_tuples(self.main)
+        for key in keys:
+            letter = "R" if ":random:" in key else "M"
+            marker = [y for l, y in data if l == f"{letter} (seed 1): network result"]
+            self.assertEqual(marker, [[raw[key]["total_cost"]]], labels)
+            curve = res.curves[res.curves["key"] == key]["best_cost"]
+            self.assertLessEqual(curve.iloc[-1], raw[key]["total_cost"] * (1 + 1e-12))
 
     def assertRefused(self, path, *words):
         p, out = self.run_report(path)
@@ -320,10 +391,10 @@ class ReportTest(unittest.TestCase):
         self.assertRefused(path, "checksum mismatch")
 
     def test_other_schema_version(self):
-        # A well-formed, correctly checksummed file that says kapla_schema 2.
-        path = os.path.join(self.tmp, "v2.h5")
+        # A well-formed, correctly checksummed file that says kapla_schema 4.
+        path = os.path.join(self.tmp, "v4.h5")
         with h5py.File(path, "w", userblock_size=512) as f:
-            f.attrs["kapla_schema"] = np.int32(3)
+            f.attrs["kapla_schema"] = np.int32(4)
         with open(path, "r+b") as f:
             f.seek(512)
             body = f.read()
@@ -331,7 +402,7 @@ class ReportTest(unittest.TestCase):
                      .encode().ljust(512, b"\0"))
             f.seek(0)
             f.write(block)
-        self.assertRefused(path, "kapla_schema version 3", "version 2")
+        self.assertRefused(path, "kapla_schema version 4", "versions 2 to 3")
 
     def test_checksum_agrees_with_kapla(self):
         kr.verify_file(self.main, checksum=True)  # raises if our FNV-1a differs from kapla's

@@ -82,7 +82,6 @@ class FakeRunner final : public TupleRunner {
       l.partition = "OUTP=(2,2) OFMP=(1,1)";
       l.blocking = std::to_string(i).insert(0, "b");
       l.orders = "N,C,K";
-      if (t.strategy == "kapla" || t.strategy == "directive-exhaustive") l.directives = "stack";
       for (std::size_t k = 0; k < l.energy_parts.size(); ++k) r.energy_parts[k] += l.energy_parts[k];
       r.energy += l.energy;
       r.time += l.time;

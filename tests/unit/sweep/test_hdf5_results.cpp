@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -222,6 +223,127 @@ TEST_F(Hdf5Results, merge_refuses_conflicts_and_other_jobs) {
   ResultsFile d = a;  // same values, other timing: fine
   d.records.front().result.stats.wall_seconds = 99;
   EXPECT_EQ(merge_results({a, d}).records.size(), a.records.size());
+}
+
+// The expected tuples of a spec over `networks` (what `kapla sweep` writes to /expected).
+std::vector<ExpectedTuple> expected_of(std::vector<std::string> networks) {
+  sweep::SweepSpec spec;
+  spec.networks = std::move(networks);
+  spec.hardware = {{"edge", {1}}};
+  spec.strategies = {{"random", "", {}}, {"kapla", "{\"x\":1}", {}}};
+  std::vector<ExpectedTuple> out;
+  for (const auto& t : sweep::expand_tuples(spec)) out.push_back({"unit", t});
+  return out;
+}
+
+std::vector<std::string> keys_of(const std::vector<ExpectedTuple>& expected) {
+  std::vector<std::string> keys;
+  for (const auto& e : expected) keys.push_back(e.tuple.key());
+  return keys;
+}
+
+TEST_F(Hdf5Results, every_table_stores_its_columns_units_and_descriptions) {
+  ResultsFile rf;
+  rf.info = info();
+  rf.info.expected = expected_of({"n1"});
+  rf.records = records({"n1"});
+  write_results_file(dir_ / "r.h5", rf);
+  const hid_t f = H5Fopen((dir_ / "r.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  for (const char* table : {"tuples", "layers", "segments", "curves", "resolved", "expected"}) {
+    const hid_t ds = H5Dopen2(f, table, H5P_DEFAULT);
+    ASSERT_GE(ds, 0) << table;
+    const hid_t type = H5Dget_type(ds);
+    const int members = H5Tget_nmembers(type);
+    EXPECT_GT(members, 1) << table;
+    EXPECT_GT(H5Aexists(ds, kAttrTableDescription), 0) << table;
+    for (const char* attr : {kAttrColumnUnits, kAttrColumnDescriptions}) {
+      ASSERT_GT(H5Aexists(ds, attr), 0) << table << " " << attr;
+      const hid_t a = H5Aopen(ds, attr, H5P_DEFAULT);
+      const hid_t space = H5Aget_space(a);
+      hsize_t n = 0;
+      H5Sget_simple_extent_dims(space, &n, nullptr);
+      EXPECT_EQ(n, static_cast<hsize_t>(members)) << table << " " << attr;
+      H5Sclose(space);
+      H5Aclose(a);
+    }
+    H5Tclose(type);
+    H5Dclose(ds);
+  }
+  H5Fclose(f);
+  for (const auto& c : layers_table().columns) EXPECT_NE(c.name, "directives");
+}
+
+TEST_F(Hdf5Results, expected_tuples_round_trip_and_merge_in_first_seen_order) {
+  ResultsFile a;
+  a.info = info();
+  a.info.expected = expected_of({"n2", "n1"});
+  a.records = records({"n2"});
+  write_results_file(dir_ / "a.h5", a);
+  const ResultsFile back = read_results_file(dir_ / "a.h5");
+  EXPECT_EQ(keys_of(back.info.expected), keys_of(a.info.expected));
+  EXPECT_EQ(back.info.expected.front().job_name, "unit");
+  EXPECT_EQ(back.info.expected.back().tuple.strategy_params, "{\"x\":1}");
+  ResultsFile b;
+  b.info = info();
+  b.info.expected = expected_of({"n1", "n3"});
+  const auto merged = merge_results({back, b});
+  EXPECT_EQ(keys_of(merged.info.expected),
+            keys_of(expected_of({"n2", "n1", "n3"})));
+}
+
+fs::path schema2_file() { return fs::path(KAPLA_TEST_DATA_DIR) / "results" / "schema2_mlp_s.h5"; }
+
+TEST_F(Hdf5Results, a_schema2_file_still_loads) {
+  const ResultsFile old = read_results_file(schema2_file());
+  EXPECT_EQ(old.info.schema, 2);
+  EXPECT_EQ(old.info.job_name, "schema2_mlp_s");
+  EXPECT_TRUE(old.info.expected.empty());
+  ASSERT_EQ(old.records.size(), 2u);
+  EXPECT_EQ(old.records[0].tuple.key(), "mlp_s:edge:exhaustive:b1:s1");
+  EXPECT_EQ(old.records[0].result.total_cost, 0.00026064883178821815);
+  EXPECT_EQ(old.records[0].result.stats.evaluated, 924);
+  EXPECT_EQ(old.records[1].tuple.strategy, "random");
+  for (const auto& r : old.records) {
+    EXPECT_FALSE(r.result.layers.empty());
+    EXPECT_FALSE(r.result.segments.empty());
+    EXPECT_FALSE(r.result.resolved.empty());
+  }
+  EXPECT_FALSE(old.records[1].result.stats.curve.empty());
+  EXPECT_FALSE(old.records[0].result.layers.front().partition.empty());
+}
+
+TEST_F(Hdf5Results, a_schema2_output_resumes_into_schema3) {
+  const fs::path out = dir_ / "old.h5";
+  fs::copy_file(schema2_file(), out);
+  const ResultsFile old = read_results_file(out);
+  ResultsFileInfo i = info(old.info.job_fingerprint);
+  i.job_name = old.info.job_name;
+  i.expected = expected_of({"n1"});
+  Hdf5Sink sink(out, i);
+  const auto keys = sink.existing_keys();
+  EXPECT_EQ(keys, (std::set<std::string>{"mlp_s:edge:exhaustive:b1:s1",
+                                         "mlp_s:edge:random:b1:s1:pc7585b96"}));
+  sink.write(records({"n1"}).front());
+  sink.finish();
+  const ResultsFile now = read_results_file(out);
+  EXPECT_EQ(now.info.schema, kResultSchemaVersion);
+  ASSERT_EQ(now.records.size(), 3u);
+  EXPECT_EQ(keys_of(now.info.expected), keys_of(i.expected));
+  // Sorted by key: the two old tuples ("mlp_s:...") come before the new one ("n1:...").
+  const std::vector<sweep::TupleRecord> kept(now.records.begin(), now.records.begin() + 2);
+  EXPECT_EQ(sweep::first_difference(old.records, kept), std::nullopt);
+}
+
+TEST_F(Hdf5Results, every_column_reads_back_what_it_wrote) {
+  const auto recs = records({"n1"});
+  for (const auto& c : tuples_table().columns) {
+    if (c.name == "key") continue;
+    sweep::TupleRecord copy;
+    c.set(copy, c.get(recs[1]));
+    EXPECT_EQ(c.get(copy), c.get(recs[1])) << c.name;
+    EXPECT_FALSE(c.description.empty()) << c.name;
+  }
 }
 
 }  // namespace

@@ -9,16 +9,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/text_table.hpp"
+#include "core/number_text.hpp"
 #include "io/hdf5_reader.hpp"
 
 namespace kapla::cli {
 namespace {
 
-std::string exact(double v) {  // round-trips: equal text <=> equal double
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+// Round-trips (equal text <=> equal double) in the shortest form.
+std::string exact(double v) { return shortest_text(v); }
 
 std::string short_number(double v) {
   char buf[40];
@@ -45,7 +43,7 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
   sub->add_option("input", args->input,
                   "A results file, or a directory of them (with any *.parts/ of unfinished runs)")
       ->required();
-  sub->add_flag("--csv", args->csv, "CSV with a header line, numbers in full precision");
+  sub->add_flag("--csv", args->csv, "CSV with a header line, numbers in the shortest form that reads back exactly");
   sub->callback([args] {
     std::map<std::string, sweep::TupleRecord> by_key;  // sorted by key; first one wins
     for (const auto& file : io::read_results(args->input)) {

@@ -33,7 +33,37 @@ bool looks_like_path(std::string_view s) {
          (s.size() > 5 && s.substr(s.size() - 5) == ".json");
 }
 
+bool is_job_document(const nlohmann::json& doc) {
+  return doc.is_object() && (doc.contains("networks") || doc.contains("strategies"));
+}
+
+// Detection only: the options loader checks every key.
+bool is_options_document(const nlohmann::json& doc) {
+  if (!doc.is_object()) return false;
+  for (const auto& [key, value] : doc.items()) {
+    for (std::string_view prefix : {"sw_", "hw_", "partition_", "layer_pipeline_"}) {
+      if (key.rfind(prefix, 0) == 0) return true;
+    }
+    if (key == "opt_goal" || key == "ntops" || key == "rs_fold_variants") return true;
+  }
+  return false;
+}
+
+constexpr const char* kNotAnInputFile =
+    ": not a kapla input file: neither a network (no \"layers\"), hardware (no \"pe_array\", "
+    "\"nodes\" or reference keys such as \"GBUF\"), job (no \"networks\") nor options file "
+    "(no \"opt_goal\", \"sw_*\", \"hw_*\" or \"partition_*\" keys)";
+
 }  // namespace
+
+InputKind input_kind(const std::filesystem::path& file) {
+  const nlohmann::json doc = read_json_file(file);
+  if (is_network_document(doc)) return InputKind::Network;
+  if (is_hardware_document(doc)) return InputKind::Hardware;
+  if (is_job_document(doc)) return InputKind::Job;
+  if (is_options_document(doc)) return InputKind::Options;
+  throw InputError(file.string() + kNotAnInputFile);
+}
 
 DataFile load_data_file(const std::filesystem::path& file) {
   const nlohmann::json doc = read_json_file(file);

@@ -16,6 +16,14 @@ namespace kapla::io {
 /// A loaded data file: a network or a hardware description.
 using DataFile = std::variant<model::Network, model::Hardware>;
 
+/// The kinds of JSON input file kapla reads.
+enum class InputKind { Network, Hardware, Job, Options };
+
+/// Which kind a file is, by its top-level keys: "layers" = network, hardware keys of either
+/// format = hardware, "networks" or "strategies" = job, search option keys ("opt_goal",
+/// "sw_*", "hw_*", "partition_*", "layer_pipeline_*", ...) = options. InputError when none.
+InputKind input_kind(const std::filesystem::path& file);
+
 /// Reads a network or hardware file, telling which by its keys ("layers" makes a network;
 /// hardware keys of either format make hardware); InputError when it is neither.
 DataFile load_data_file(const std::filesystem::path& file);

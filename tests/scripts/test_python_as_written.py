@@ -14,13 +14,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
+from kapla_test_cli import kapla_binary, main
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
-KAPLA = os.environ.get("KAPLA_BIN", "")
 
 
 def readme_python_example():
@@ -45,8 +45,7 @@ def readme_report_command():
 class PythonAsWritten(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not KAPLA or not os.access(KAPLA, os.X_OK):
-            raise unittest.SkipTest("no kapla binary (pass --kapla PATH or set KAPLA_BIN)")
+        kapla = kapla_binary()
         cls.tmp = tempfile.mkdtemp(prefix="kapla_python_test_")
         os.symlink(os.path.join(REPO, "scripts"), os.path.join(cls.tmp, "scripts"))
         job = {"name": "quick", "networks": ["mlp_s"],
@@ -55,7 +54,7 @@ class PythonAsWritten(unittest.TestCase):
                "output": "results/quick.h5"}
         with open(os.path.join(cls.tmp, "quick.json"), "w") as f:
             json.dump(job, f)
-        subprocess.run([KAPLA, "sweep", "quick.json", "--threads", "1", "--quiet"],
+        subprocess.run([kapla, "sweep", "quick.json", "--threads", "1", "--quiet"],
                        cwd=cls.tmp, check=True, timeout=300)
         with open(os.path.join(cls.tmp, "example.py"), "w") as f:
             f.write(readme_python_example())
@@ -121,9 +120,4 @@ class PythonAsWritten(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if "--kapla" in args:
-        i = args.index("--kapla")
-        KAPLA = os.path.abspath(args[i + 1])
-        del args[i:i + 2]
-    unittest.main(argv=[sys.argv[0]] + args, verbosity=2)
+    main()

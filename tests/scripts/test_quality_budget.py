@@ -27,10 +27,10 @@ sys.path.insert(0, SCRIPTS)
 
 import kapla_quality_budget as qb  # noqa: E402
 import kapla_results as kr  # noqa: E402
+from kapla_test_cli import kapla_binary, main  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
 SCRIPT = os.path.join(SCRIPTS, "kapla_quality_budget.py")
-KAPLA = os.environ.get("KAPLA_BIN", "")
 NETWORKS = ["mlp_s", "lstm_phoneme"]
 BUDGETS = [10, 40]
 
@@ -57,6 +57,7 @@ class QualityBudget(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        kapla = kapla_binary()
         cls.tmp = tempfile.mkdtemp(prefix="kapla_qb_")
         strategies = ["exhaustive", "kapla"] + [
             {"name": s, "params": {"max_evaluations": b}}
@@ -68,7 +69,7 @@ class QualityBudget(unittest.TestCase):
         cls.job = os.path.join(cls.tmp, "qb.json")
         with open(cls.job, "w") as f:
             json.dump(job, f)
-        subprocess.run([KAPLA, "sweep", cls.job, "--quiet", "--threads", "1"], check=True,
+        subprocess.run([kapla, "sweep", cls.job, "--quiet", "--threads", "1"], check=True,
                        cwd=cls.tmp)
         cls.h5 = os.path.join(cls.tmp, "qb.h5")
         cls.raw = raw(cls.h5)
@@ -177,11 +178,4 @@ class QualityBudget(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if "--kapla" in args:
-        i = args.index("--kapla")
-        KAPLA = os.path.abspath(args[i + 1])
-        del args[i:i + 2]
-    if not KAPLA:
-        sys.exit("usage: test_quality_budget.py --kapla PATH_TO_KAPLA [unittest args]")
-    unittest.main(argv=[sys.argv[0]] + args)
+    main(require_kapla=True, verbosity=1)

@@ -4,7 +4,7 @@ the built kapla binary in a temporary directory.
 
     /usr/bin/python3 tests/scripts/test_report.py --kapla build/src/kapla [unittest args]
 
-(ctest passes --kapla $<TARGET_FILE:kapla>; KAPLA_BIN works too.) Every expected number is
+(ctest passes --kapla $<TARGET_FILE:kapla>; KAPLA_BIN works too: kapla_test_cli.py.) Every expected number is
 recomputed here from the raw HDF5 tables with h5py, independently of the loader.
 """
 import csv
@@ -28,9 +28,9 @@ sys.path.insert(0, SCRIPTS)
 import kapla_plots as kp  # noqa: E402
 import kapla_results as kr  # noqa: E402
 import kapla_tables as kt  # noqa: E402
+from kapla_test_cli import kapla_binary, main  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
-KAPLA = os.environ.get("KAPLA_BIN", "")
 STRATEGIES = ["exhaustive", "directive-exhaustive", "random", "guided", "kapla"]
 LETTERS = ["B", "S", "R", "M", "K"]
 
@@ -73,8 +73,7 @@ def cell_text(table, row_name, column):
 class ReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not KAPLA or not os.access(KAPLA, os.X_OK):
-            raise unittest.SkipTest("no kapla binary (pass --kapla PATH or set KAPLA_BIN)")
+        kapla = kapla_binary()
         cls.tmp = tempfile.mkdtemp(prefix="kapla_report_test_")
         cls.results = os.path.join(cls.tmp, "results")
         os.makedirs(cls.results)
@@ -84,7 +83,7 @@ class ReportTest(unittest.TestCase):
             with open(jf, "w") as f:
                 json.dump(spec, f)
             out = os.path.join(cls.results, spec["name"] + ".h5")
-            cmd = [KAPLA, "sweep", jf, "--out", out, "--threads", "1", "--quiet"]
+            cmd = [kapla, "sweep", jf, "--out", out, "--threads", "1", "--quiet"]
             if wait:
                 subprocess.run(cmd, check=True, timeout=300)
                 return out
@@ -409,9 +408,4 @@ class ReportTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if "--kapla" in args:
-        i = args.index("--kapla")
-        KAPLA = os.path.abspath(args[i + 1])
-        del args[i:i + 2]
-    unittest.main(argv=[sys.argv[0]] + args, verbosity=2)
+    main()

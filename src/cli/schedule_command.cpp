@@ -362,7 +362,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     so.kapla.segment_selection = a.segment_selection;
     so.kapla.segment_margin = a.segment_margin;
     so.kapla.constraint_frontier = a.constraint_frontier;
-    if (a.refinement == "paper") so.kapla.refinement = search::directive::Refinement::paper();
+    if (a.refinement == "paper") so.kapla.refinement = search::kapla::Refinement::paper();
     strategy = search::make_layer_strategy(strategy_name, so);
   } else {
     strategy = search::make_layer_strategy(strategy_name);
@@ -427,7 +427,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
       p.resource = resource;
       p.options = options;
       p.costs = costs;
-      std::cout << search::directive::format_directives(
+      std::cout << search::kapla::format_directives(
           search::directives_of(p, *best.get(l), net.layer_name(l)));
     }
   }

@@ -221,10 +221,10 @@ MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupanc
   return res;
 }
 
-MapResult map_layer(ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
+MapResult map_layer(model::ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
                     double occupancy, PhyDim2 dim_array, CostModelVariant variant,
                     bool fold_variants_too) {
-  if (mapping == ArrayMapping::Systolic) {
+  if (mapping == model::ArrayMapping::Systolic) {
     KAPLA_ASSERT(variant == CostModelVariant::Kapla,
                  "the systolic mapping exists only in the KAPLA fork");
     return map_systolic(p_layer, batch, occupancy, dim_array);

@@ -9,12 +9,11 @@
 
 #include "core/phy_dim2.hpp"
 #include "cost/nested_loop_desc.hpp"
+#include "model/hardware.hpp"
 #include "model/layer.hpp"
 #include "model/options.hpp"
 
 namespace kapla::cost {
-
-enum class ArrayMapping : std::uint8_t { Eyeriss, Systolic };
 
 /// The mapping geometry (reported as derived.map_strategy in the golden records).
 struct MapGeometry {
@@ -59,7 +58,7 @@ MapResult map_eyeriss(const model::Layer& p_layer, std::int64_t batch, double oc
 MapResult map_systolic(const model::Layer& p_layer, std::int64_t batch, double occupancy,
                        PhyDim2 dim_array);
 /// `fold_variants` applies to the row-stationary mapping only.
-MapResult map_layer(ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
+MapResult map_layer(model::ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
                     double occupancy, PhyDim2 dim_array, model::CostModelVariant variant,
                     bool fold_variants = false);
 

@@ -112,7 +112,7 @@ search::StrategyOptions parse_strategy_params(std::string_view strategy, const j
     if (obj.has("refinement")) {
       const std::string r = obj.string("refinement");
       if (r == "paper") {
-        o.kapla.refinement = search::directive::Refinement::paper();
+        o.kapla.refinement = search::kapla::Refinement::paper();
       } else if (r != "kapla") {
         fail(obj.path_of("refinement"), "must be \"kapla\" (default) or \"paper\"");
       }

@@ -10,11 +10,8 @@
 namespace kapla::pricing {
 
 cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::PartLayer& pl) {
-  const auto strategy = p.resource.array_mapping == model::ArrayMapping::Systolic
-                            ? cost::ArrayMapping::Systolic
-                            : cost::ArrayMapping::Eyeriss;
-  return cost::map_layer(strategy, pl.p_layer, pl.p_batch, pl.p_occupancy, p.resource.dim_array,
-                         p.options.cost_model, p.options.rs_fold_variants);
+  return cost::map_layer(p.resource.array_mapping, pl.p_layer, pl.p_batch, pl.p_occupancy,
+                         p.resource.dim_array, p.options.cost_model, p.options.rs_fold_variants);
 }
 
 PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part) {

@@ -49,9 +49,6 @@ class NetworkScheme {
   /// network's time (pipelined layers overlap, so it is less than the layers' sum). The parts
   /// sum to total_cost() up to rounding.
   cost::EnergyBreakdown energy() const;
-  double sum_cost() const { return sum_cost_; }
-  double sum_static_cost() const { return sum_static_cost_; }
-  double sum_time() const { return sum_time_; }
 
  private:
   const model::Network* net_;

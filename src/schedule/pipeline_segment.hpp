@@ -60,12 +60,8 @@ class PipelineSegment {
   std::size_t last_layer() const { return layers_.back().back(); }
   /// Resource of each layer ([sp][tm]).
   const std::vector<std::vector<mapping::Resource>>& allocation() const { return alloc_; }
-  /// Layers reading their ifmaps from another layer's region instead of DRAM (shared memory
-  /// sources and ofmaps forwarded on chip), with that region (the fetching/producing layer's
-  /// processing region).
-  const std::vector<std::pair<SegIndex, mapping::NodeRegion>>& forward_regions() const {
-    return fwd_regions_;
-  }
+  /// The region a layer reads its ifmaps from instead of DRAM (a shared memory source or ofmaps
+  /// forwarded on chip: the fetching/producing layer's processing region); nullopt = DRAM.
   std::optional<mapping::NodeRegion> forward_region(SegIndex idx) const;
   /// Number of fully buffered spatial pairs on the critical forwarding path.
   std::int64_t num_sp_fbs() const { return num_sp_fbs_; }

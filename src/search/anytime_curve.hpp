@@ -29,15 +29,6 @@ struct AnytimeCurve {
     }
     points.push_back({evaluations, seconds, goal, cost, time});
   }
-  /// Best goal scalar after `evaluations` evaluations; +inf-like sentinel (negative) if none.
-  double best_after(std::int64_t evaluations) const {
-    double best = -1;
-    for (const auto& p : points) {
-      if (p.evaluations > evaluations) break;
-      best = p.best_goal;
-    }
-    return best;
-  }
   bool empty() const { return points.empty(); }
 };
 

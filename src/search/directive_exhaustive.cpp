@@ -15,9 +15,9 @@ namespace {
 // caller asks to stop, offers no nested loops, so the shared enumerator (kapla/exhaustive.cpp,
 // also K's fallback) skips every partition it has not started. Thread-safe: the enumerator
 // calls it from several threads; the count is a sum, so it does not depend on their order.
-class CountingOracle final : public directive::LayerOracle {
+class CountingOracle final : public kapla::LayerOracle {
  public:
-  CountingOracle(const directive::CostOracle& inner, const SearchContext& ctx)
+  CountingOracle(const kapla::CostOracle& inner, const SearchContext& ctx)
       : inner_(inner), ctx_(ctx) {}
 
   const model::Layer& layer() const override { return inner_.layer(); }
@@ -27,14 +27,14 @@ class CountingOracle final : public directive::LayerOracle {
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return inner_.partitions();
   }
-  std::vector<directive::NodeNest> nests(const mapping::PartitionScheme& part) const override {
+  std::vector<kapla::NodeNest> nests(const mapping::PartitionScheme& part) const override {
     if (ctx_.stop_requested()) return {};  // polled once per partition
     return inner_.nests(part);
   }
-  directive::Capacity capacity(const mapping::PartitionScheme& part, int nest) const override {
+  kapla::Capacity capacity(const mapping::PartitionScheme& part, int nest) const override {
     return inner_.capacity(part, nest);
   }
-  std::optional<directive::Score> evaluate(const directive::CanonicalScheme& s) const override {
+  std::optional<kapla::Score> evaluate(const kapla::CanonicalScheme& s) const override {
     auto score = inner_.evaluate(s);
     if (score) valid_.fetch_add(1, std::memory_order_relaxed);
     return score;
@@ -42,7 +42,7 @@ class CountingOracle final : public directive::LayerOracle {
   std::int64_t valid() const { return valid_.load(); }
 
  private:
-  const directive::CostOracle& inner_;
+  const kapla::CostOracle& inner_;
   const SearchContext& ctx_;
   mutable std::atomic<std::int64_t> valid_{0};
 };
@@ -51,11 +51,11 @@ class CountingOracle final : public directive::LayerOracle {
 
 std::vector<pricing::LayerSchedule> DirectiveExhaustive::search(
     const pricing::LayerProblem& problem, const SearchContext& ctx) const {
-  const directive::CostOracle oracle(problem);
+  const kapla::CostOracle oracle(problem);
   const CountingOracle counting(oracle, ctx);
   const auto start = std::chrono::steady_clock::now();
   const auto r =
-      directive::search_exhaustive(counting, {problem.options.opt_goal, ctx.num_threads});
+      kapla::search_exhaustive(counting, {problem.options.opt_goal, ctx.num_threads});
   if (ctx.stats != nullptr) {
     ctx.stats->reported = true;
     ctx.stats->evaluated = r.evaluated;

@@ -16,9 +16,9 @@ namespace kapla::search {
 
 std::vector<pricing::LayerSchedule> KaplaSolver::search(const pricing::LayerProblem& problem,
                                                         const SearchContext& ctx) const {
-  const directive::CostOracle oracle(problem);
+  const kapla::CostOracle oracle(problem);
   const auto start = std::chrono::steady_clock::now();
-  const auto sol = directive::solve_layer(oracle, {problem.options.opt_goal, ctx.num_threads,
+  const auto sol = kapla::solve_layer(oracle, {problem.options.opt_goal, ctx.num_threads,
                                                    opts_.fallback, opts_.refinement,
                                                    problem.options.ntops});
   if (ctx.stats != nullptr) {
@@ -50,7 +50,7 @@ bool KaplaSolver::constraint_may_fit(const pricing::LayerProblem& problem) const
   const auto& c = problem.constraint;
   if (c.topbat == 0) return true;  // only pipelined constraints are checked (§4.2)
   const auto& r = problem.resource;
-  directive::OccupancyQuery q{&problem.layer,
+  kapla::OccupancyQuery q{&problem.layer,
                               problem.batch,
                               c.topbat,
                               c.topifm,
@@ -59,23 +59,23 @@ bool KaplaSolver::constraint_may_fit(const pricing::LayerProblem& problem) const
                               static_cast<std::int64_t>(r.dim_array.size()),
                               static_cast<std::int64_t>(r.size_gbuf),
                               opts_.capacity_factor};
-  return directive::occupancy_may_fit(q);
+  return kapla::occupancy_may_fit(q);
 }
 
 std::vector<bool> KaplaSolver::select_segments(const std::vector<SegmentCandidate>& segments,
                                                std::size_t num_layers) const {
   if (!opts_.segment_selection) return LayerStrategy::select_segments(segments, num_layers);
-  directive::SegmentEstimateOptions eo;
+  kapla::SegmentEstimateOptions eo;
   eo.capacity_factor = opts_.capacity_factor;
   eo.chain_margin = opts_.segment_margin;
-  return directive::choose_segments(segments, num_layers, eo);
+  return kapla::choose_segments(segments, num_layers, eo);
 }
 
-directive::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
+kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
                                            const pricing::LayerSchedule& s,
                                            std::string layer_name) {
-  const directive::CostOracle oracle(problem);
-  directive::CanonicalScheme c;
+  const kapla::CostOracle oracle(problem);
+  kapla::CanonicalScheme c;
   c.part = s.part;
   c.nest_index = s.nld_index;
   c.blocking.bl_ts = s.tvals;
@@ -83,13 +83,13 @@ directive::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
   const auto pl = mapping::part_layer(problem.layer, problem.batch, s.part);
   const auto nests = oracle.nests(s.part);
   if (problem.resource.array_mapping == model::ArrayMapping::Systolic) {
-    return directive::build_systolic_directives(problem.layer, pl, c,
+    return kapla::build_systolic_directives(problem.layer, pl, c,
                                                 nests.at(static_cast<std::size_t>(s.nld_index)),
                                                 oracle.map(s.part).geometry, std::move(layer_name));
   }
   const auto geometry = oracle.map(s.part).nld_geometry.at(static_cast<std::size_t>(s.nld_index));
-  return directive::build_directives(problem.layer, pl, c, nests.at(static_cast<std::size_t>(s.nld_index)),
-                                     directive::rs_geometry(geometry), std::move(layer_name));
+  return kapla::build_directives(problem.layer, pl, c, nests.at(static_cast<std::size_t>(s.nld_index)),
+                                     kapla::rs_geometry(geometry), std::move(layer_name));
 }
 
 }  // namespace kapla::search

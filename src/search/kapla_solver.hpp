@@ -28,7 +28,7 @@ struct KaplaSolverOptions {
   /// hints dominate those of one that already succeeded.
   bool constraint_frontier = false;
   /// K's steps beyond the paper (docs/kapla.md §4); Refinement::paper() = the paper's greedy.
-  directive::Refinement refinement{};
+  kapla::Refinement refinement{};
   friend bool operator==(const KaplaSolverOptions&, const KaplaSolverOptions&) = default;
 };
 
@@ -41,10 +41,10 @@ class KaplaSolver final : public LayerStrategy {
   std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
                                              const SearchContext& ctx) const override;
   bool prunes_constraints() const override { return opts_.inter_layer_pruning; }
-  /// The §4.2 occupancy check (directive::occupancy_may_fit) for pipelined constraints
+  /// The §4.2 occupancy check (kapla::occupancy_may_fit) for pipelined constraints
   /// (topbat > 0; the reference checks only those); true otherwise.
   bool constraint_may_fit(const pricing::LayerProblem& problem) const override;
-  /// directive::choose_segments with the §4.3 estimate when options().segment_selection.
+  /// kapla::choose_segments with the §4.3 estimate when options().segment_selection.
   std::vector<bool> select_segments(const std::vector<SegmentCandidate>& segments,
                                     std::size_t num_layers) const override;
   bool uses_constraint_frontier() const override { return opts_.constraint_frontier; }
@@ -56,7 +56,7 @@ class KaplaSolver final : public LayerStrategy {
 
 /// The directives of a scheduled layer, for `kapla schedule --show-directives`: the canonical
 /// scheme (partition, nested loop, blocking) written as tensor/stack/update per level.
-directive::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
+kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
                                            const pricing::LayerSchedule& s, std::string layer_name);
 
 }  // namespace kapla::search

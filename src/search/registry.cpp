@@ -122,8 +122,8 @@ std::vector<std::pair<std::string, std::string>> describe_options(std::string_vi
            {"strategy.segment_margin", num(o.kapla.segment_margin)},
            {"strategy.constraint_frontier", flag(o.kapla.constraint_frontier)},
            {"strategy.refinement",
-            o.kapla.refinement == directive::Refinement::paper() ? "paper"
-            : o.kapla.refinement == directive::Refinement{}       ? "kapla"
+            o.kapla.refinement == kapla::Refinement::paper() ? "paper"
+            : o.kapla.refinement == kapla::Refinement{}       ? "kapla"
                                                                   : "custom"}};
   }
   return out;

@@ -102,11 +102,8 @@ std::string check_derived(const json& rec) {
   model::Layer p_layer = golden::parse_layer(der.at("p_layer"));
   if (der.at("p_layer").contains("rw_data"))
     p_layer.rw_data = static_cast<DataCategory>(der.at("p_layer").at("rw_data").get<int>());
-  const auto am = problem.resource.array_mapping == model::ArrayMapping::Systolic
-                      ? cost::ArrayMapping::Systolic
-                      : cost::ArrayMapping::Eyeriss;
   const cost::MapResult mr =
-      cost::map_layer(am, p_layer, der.at("p_batch_size").get<std::int64_t>(),
+      cost::map_layer(problem.resource.array_mapping, p_layer, der.at("p_batch_size").get<std::int64_t>(),
                       golden::to_double(der.at("p_occupancy")), problem.resource.dim_array,
                       problem.options.cost_model);
   if (scheme.nld_index >= static_cast<int>(mr.nlds.size())) return "nld_index out of range";

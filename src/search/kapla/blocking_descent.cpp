@@ -6,7 +6,7 @@
 #include "core/math.hpp"
 #include "search/kapla/solver_steps.hpp"
 
-namespace kapla::search::directive::detail {
+namespace kapla::search::kapla::detail {
 
 namespace {
 
@@ -139,4 +139,4 @@ void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolut
   }
 }
 
-}  // namespace kapla::search::directive::detail
+}  // namespace kapla::search::kapla::detail

@@ -6,7 +6,7 @@
 
 #include "search/kapla/layer_solver.hpp"
 
-namespace kapla::search::directive::detail {
+namespace kapla::search::kapla::detail {
 
 /// Step 9 (Refinement::regf_beam): on `sol`'s partition and nest, every REGF tensor that fits
 /// (all divisor combinations of the loops below the constraint), each completed by the GBUF
@@ -20,4 +20,4 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
 /// (the same or opposite directions), and goes on if one of them improves.
 void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
 
-}  // namespace kapla::search::directive::detail
+}  // namespace kapla::search::kapla::detail

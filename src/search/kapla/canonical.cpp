@@ -3,7 +3,7 @@
 
 #include "core/math.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 std::array<PerLoopDim<int>, 6> loop_orders() {
   // permutations((0,1,2)) in lexicographic order, as nn_dataflow's itertools.permutations.
@@ -39,4 +39,4 @@ bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap) {
          gbuf_occupancy(n, t12, cap.gbuf_share) <= cap.gbuf_words;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -10,7 +10,7 @@
 #include "mapping/data_loops.hpp"
 #include "mapping/partition_scheme.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// Loop blocking of one nested-loop description: factors per level (0 = DRAM/top, 1 = GBUF,
 /// 2 = REGF) and loop positions per level (0 = innermost), nn_dataflow bl_ts / bl_ords.
@@ -63,4 +63,4 @@ std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t
 /// GBUF (the KAPLA options disable bypass).
 bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

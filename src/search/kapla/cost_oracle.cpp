@@ -8,7 +8,7 @@
 #include "core/math.hpp"
 #include "cost/layer_cost.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer) {
   NodeNest n;
@@ -114,4 +114,4 @@ std::optional<Score> CostOracle::evaluate_on_chip(const CanonicalScheme& s) cons
   return Score{lc.cost, lc.time};
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -15,7 +15,7 @@
 #include "search/kapla/on_chip_pricer.hpp"
 #include "search/strategy.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 class CostOracle final : public LayerOracle, public OnChipPricer {
  public:
@@ -54,4 +54,4 @@ class CostOracle final : public LayerOracle, public OnChipPricer {
 /// A cost-model nested loop as the greedy sees it.
 NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -6,7 +6,7 @@
 #include "core/math.hpp"
 #include "search/kapla/directive_parts.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 RsGeometry rs_geometry(const cost::MapGeometry& g) {
   return {g.dim_lpeset, g.fold, g.dim_flpeset};
@@ -34,7 +34,7 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
   DirectiveSchedule d;
   d.layer_name = std::move(layer_name);
   d.kind = kind_class(layer);
-  d.mapping = ArrayMappingKind::RowStationary;
+  d.mapping = model::ArrayMapping::RowStationary;
   d.rw_data = n.rw_data;
   d.occupancy = pl.p_occupancy;
   d.unit_ops = local ? p.nreg * win.w : win.w;
@@ -126,4 +126,4 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
   return d;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -1,5 +1,5 @@
 // Writes a canonical scheme (partition, nested loop, blocking) as directives (kapla-spec.md
-// §1.2 form) for printing and for the private estimator: GBUF stacks from the partition, the
+// §1.2 form) for printing (and for KAPLA's estimator in the tests): GBUF stacks from the partition, the
 // row-stationary base stacks/updates plus the replication stacks at REGF, tensors from the
 // blocking factors, updates in the blocking's loop orders. Back kinds are written on their
 // forward-equivalent per-node layer (the map strategy's view).
@@ -12,7 +12,7 @@
 #include "search/kapla/canonical.hpp"
 #include "search/kapla/directives.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// Row-stationary folding of the per-node layer on the PE array (nn_dataflow-spec.md §6.2):
 /// logical PE set (filter rows x output rows), folds and the folded set.
@@ -36,4 +36,4 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
                                    const CanonicalScheme& s, const NodeNest& nest,
                                    PhyDim2 pe_array, std::string layer_name);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

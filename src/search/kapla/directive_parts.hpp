@@ -7,7 +7,7 @@
 
 #include "search/kapla/directives.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 inline Stack stack1(Dim d, std::int64_t step, std::int64_t repl) {
   return {{DimStep{d, step}, DimStep{}}, 1, repl};
@@ -30,4 +30,4 @@ inline std::array<LoopDim, 3> inner_to_outer(const PerLoopDim<int>& ord) {
   return out;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -3,9 +3,9 @@
 
 #include <sstream>
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
-std::int64_t tensor_size(ArrayMappingKind m, KindClass k, const DimExtents& t, DataCategory d) {
+std::int64_t tensor_size(model::ArrayMapping m, KindClass k, const DimExtents& t, DataCategory d) {
   if (d == DataCategory::Fil && (k == KindClass::Local || k == KindClass::LocalBackH)) return 0;
   const auto dims = tensor_dims(m)[d];
   std::int64_t s = 1;
@@ -29,7 +29,7 @@ void put_pairs(std::ostringstream& os, const std::array<DimStep, 2>& p, int n) {
 }
 
 void put_level(std::ostringstream& os, std::string_view name, const LevelDirectives& lv,
-               ArrayMappingKind m, KindClass k) {
+               model::ArrayMapping m, KindClass k) {
   os << "  " << name << "\n    tensor";
   for (auto d : all_values<DataCategory>()) {
     const auto dims = tensor_dims(m)[d];
@@ -67,11 +67,11 @@ void put_level(std::ostringstream& os, std::string_view name, const LevelDirecti
 std::string format_directives(const DirectiveSchedule& s) {
   std::ostringstream os;
   os << s.layer_name << " ["
-     << (s.mapping == ArrayMappingKind::RowStationary ? "row-stationary" : "systolic")
+     << (s.mapping == model::ArrayMapping::RowStationary ? "row-stationary" : "systolic")
      << ", unit_ops=" << s.unit_ops << "]\n";
   put_level(os, "GBUF", s.gbuf, s.mapping, s.kind);
   put_level(os, "REGF", s.regf, s.mapping, s.kind);
   return os.str();
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

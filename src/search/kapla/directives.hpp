@@ -2,7 +2,8 @@
 // per memory level (GBUF = per node, REGF = per PE) a `tensor` (the resident block), `stack`s
 // (spatial replication over nodes / PEs) and `update`s (temporal iteration, innermost first).
 // Plain values; built by directive_builder.hpp from a canonical scheme, printed by
-// format_directives, priced (privately, for search guidance only) by estimator.hpp.
+// format_directives; K and S price the scheme behind them with the one cost model (KAPLA's own
+// estimator lives in tests/unit/search/kapla/).
 #pragma once
 
 #include <array>
@@ -12,7 +13,7 @@
 
 #include "search/kapla/tensor_dims.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// One (dim, step) pair of a stack or update.
 struct DimStep {
@@ -53,7 +54,7 @@ struct LevelDirectives {
 struct DirectiveSchedule {
   std::string layer_name;
   KindClass kind = KindClass::Conv;
-  ArrayMappingKind mapping = ArrayMappingKind::RowStationary;
+  model::ArrayMapping mapping = model::ArrayMapping::RowStationary;
   LevelDirectives gbuf;
   LevelDirectives regf;
   std::int64_t unit_ops = 1;       // MACs of one REGF unit pass of one PE
@@ -67,11 +68,11 @@ struct DirectiveSchedule {
 
 /// Volume of data category `d` in a tensor (product of its dims; 0 when d has no tensor,
 /// e.g. the filter of a local-region layer).
-std::int64_t tensor_size(ArrayMappingKind m, KindClass k, const DimExtents& t, DataCategory d);
+std::int64_t tensor_size(model::ArrayMapping m, KindClass k, const DimExtents& t, DataCategory d);
 
 /// The paper's listing form, one level per block, e.g.
 ///   GBUF  tensor(N=4, C=3, K=16, ...)  stack(N+=4, 2) ...  update(K+=16) (C+=3) (N+=4)
 /// Library code never prints; callers write the string.
 std::string format_directives(const DirectiveSchedule& s);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -5,7 +5,7 @@
 
 #include "core/math.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>& ord) {
   int num_nontrivial = 0;
@@ -103,4 +103,4 @@ ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions
   return out;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -9,7 +9,7 @@
 
 #include "search/kapla/layer_oracle.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 struct ExhaustiveOptions {
   model::Goal goal = model::Goal::Energy;
@@ -29,4 +29,4 @@ bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>
 
 ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions& opt);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -8,7 +8,7 @@
 
 #include "core/math.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 std::int64_t min_factor(std::int64_t n) {
   for (std::int64_t f = 2; f * f <= n; ++f)
@@ -210,4 +210,4 @@ std::optional<PerLoopDim<std::int64_t>> fill_tensor(
   return t;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

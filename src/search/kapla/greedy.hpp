@@ -11,7 +11,7 @@
 
 #include "search/kapla/canonical.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// Smallest divisor > 1 of n (its smallest prime), or 1 for n = 1.
 std::int64_t min_factor(std::int64_t n);
@@ -50,4 +50,4 @@ std::optional<PerLoopDim<std::int64_t>> fill_tensor(
     const PerLoopDim<int>& order, const PerDataCategory<mapping::LoopSet>& loops, DataCategory rw,
     const DataTotals& totals, const std::function<bool(const PerLoopDim<std::int64_t>&)>& fits);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -7,7 +7,7 @@
 
 #include "core/math.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 double estimated_min_occupancy(const OccupancyQuery& q) {
   const auto& l = *q.layer;
@@ -130,4 +130,4 @@ std::vector<bool> select_segments(const std::vector<SegmentEstimate>& segs, std:
   return keep;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -10,7 +10,7 @@
 
 #include "model/layer.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// One layer of a segment under one constraint (0 = unconstrained factor) on its region.
 struct OccupancyQuery {
@@ -51,4 +51,4 @@ struct SegmentEstimate {
 std::vector<bool> select_segments(const std::vector<SegmentEstimate>& segs, std::size_t num_layers,
                                   std::size_t k = 4, double margin = 0);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -1,7 +1,8 @@
 // What the directive searches (K, S) need from the rest of kapla for one layer under one
 // scheduling condition: B's partitions, the map strategy's nested loops, capacities, and the
 // ONE cost model's price of a canonical scheme. Implemented over cost/ and mapping/ by
-// oracle_adapter.hpp; tests use small fakes. All queries are const and thread-safe.
+// CostOracle (cost_oracle.hpp) and its memoising wrapper MemoOracle (memo_oracle.hpp); tests
+// use small fakes. All queries are const and thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 #include "model/options.hpp"
 #include "search/kapla/canonical.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// The one cost model's verdict on a scheme (energy in the hardware's units, time in cycles).
 struct Score {
@@ -23,7 +24,8 @@ struct Score {
 };
 
 /// Strict "better than" under a goal (nn_dataflow keys: e = (energy, time), d = (time,
-/// energy), ed = energy*time then energy). Ties are not better: the first found wins.
+/// energy), ed = energy*time then energy; score.cpp says why ed differs from model::goal_less).
+/// Ties are not better: the first found wins.
 bool better(const Score& a, const Score& b, model::Goal goal);
 
 /// The goal's primary figure (energy, time or their product), for relative margins.
@@ -48,4 +50,4 @@ class LayerOracle {
   virtual std::optional<Score> evaluate(const CanonicalScheme& s) const = 0;
 };
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -19,7 +19,7 @@
 #include "search/kapla/partition_descent.hpp"
 #include "search/kapla/solver_steps.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 using detail::data_totals;
 using detail::fit_on_partition;
@@ -235,4 +235,4 @@ LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
   return out;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -11,7 +11,7 @@
 
 #include "search/kapla/layer_oracle.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// The cost-model-priced steps K adds after the paper's greedy (docs/kapla.md §4 steps 7-9).
 /// paper() turns them all off: the paper's Algorithm 1 plus only the snap to B's partition
@@ -77,4 +77,4 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLo
 
 LayerSolution solve_layer(const LayerOracle& o, const SolverOptions& opt);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 MemoOracle::Key MemoOracle::key_of(const CanonicalScheme& s) {
   Key k{};
@@ -87,4 +87,4 @@ std::size_t MemoOracle::priced() const {
   return seen_.size();
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

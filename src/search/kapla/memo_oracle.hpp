@@ -14,7 +14,7 @@
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 class MemoOracle final : public LayerOracle, public OnChipPricer {
  public:
@@ -61,4 +61,4 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   mutable std::unordered_map<Key, std::vector<NodeNest>, KeyHash> nests_;  // partition key
 };
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -9,7 +9,7 @@
 
 #include "search/kapla/layer_oracle.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 class OnChipPricer {
  public:
@@ -18,4 +18,4 @@ class OnChipPricer {
   virtual std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const = 0;
 };
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

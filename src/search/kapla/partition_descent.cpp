@@ -6,7 +6,7 @@
 
 #include "search/kapla/solver_steps.hpp"
 
-namespace kapla::search::directive::detail {
+namespace kapla::search::kapla::detail {
 
 namespace {
 
@@ -184,4 +184,4 @@ void sweep_nests_and_orders(const LayerOracle& o, const SolverOptions& opt, Laye
       }
 }
 
-}  // namespace kapla::search::directive::detail
+}  // namespace kapla::search::kapla::detail

@@ -8,7 +8,7 @@
 #include "search/kapla/layer_solver.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 
-namespace kapla::search::directive::detail {
+namespace kapla::search::kapla::detail {
 
 /// A loop-order pair (GBUF order, REGF order) that guides the fits of the partition steps.
 using OrderPair = std::array<PerLoopDim<int>, 2>;
@@ -37,4 +37,4 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
 /// order pairs; keeps the best.
 void sweep_nests_and_orders(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
 
-}  // namespace kapla::search::directive::detail
+}  // namespace kapla::search::kapla::detail

@@ -16,7 +16,7 @@
 #include "pricing/fixed_scheme.hpp"
 #include "search/kapla/inter_layer.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 namespace {
 
@@ -227,4 +227,4 @@ std::vector<bool> choose_segments(const std::vector<SegmentCandidate>& segments,
   return select_segments(est, num_layers, k, opts.chain_margin);
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

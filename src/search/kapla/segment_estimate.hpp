@@ -18,7 +18,7 @@
 #include "mapping/partition_scheme.hpp"
 #include "search/strategy.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 struct SegmentEstimateOptions {
   /// Fraction of a layer's partitions estimated (the reference: 0.3) and an upper bound on
@@ -59,4 +59,4 @@ std::vector<bool> choose_segments(const std::vector<SegmentCandidate>& segments,
                                   std::size_t num_layers, const SegmentEstimateOptions& opts = {},
                                   std::size_t k = 4);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

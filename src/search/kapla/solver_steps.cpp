@@ -8,7 +8,7 @@
 
 #include "core/errors.hpp"
 
-namespace kapla::search::directive::detail {
+namespace kapla::search::kapla::detail {
 
 DataTotals data_totals(const model::Layer& layer, std::int64_t batch) {
   DataTotals t{};
@@ -147,4 +147,4 @@ double size_gap(const mapping::PartitionScheme& a, const mapping::PartitionSchem
   return g;
 }
 
-}  // namespace kapla::search::directive::detail
+}  // namespace kapla::search::kapla::detail

@@ -10,7 +10,7 @@
 #include "search/kapla/greedy.hpp"
 #include "search/kapla/layer_solver.hpp"
 
-namespace kapla::search::directive::detail {
+namespace kapla::search::kapla::detail {
 
 DataTotals data_totals(const model::Layer& layer, std::int64_t batch);
 /// Index of the nest whose input-channel replication is the largest not above `want_ifm`
@@ -37,4 +37,4 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
                                         const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf,
                                         const DataTotals& totals, SolveStats& stats);
 
-}  // namespace kapla::search::directive::detail
+}  // namespace kapla::search::kapla::detail

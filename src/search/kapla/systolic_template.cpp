@@ -8,7 +8,7 @@
 #include "core/math.hpp"
 #include "search/kapla/directive_parts.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 SystolicReplication systolic_replication(const model::Layer& p, std::int64_t batch,
                                          const cost::MapGeometry& g, int nest_index) {
@@ -47,7 +47,7 @@ DirectiveSchedule build_systolic_directives(const model::Layer& layer, const map
   DirectiveSchedule d;
   d.layer_name = std::move(layer_name);
   d.kind = kind_class(layer);
-  d.mapping = ArrayMappingKind::Systolic;
+  d.mapping = model::ArrayMapping::Systolic;
   d.rw_data = n.rw_data;
   d.occupancy = pl.p_occupancy;
   d.unit_ops = ntrd;  // one MAC (ntrd for local regions) per filter-window element
@@ -129,4 +129,4 @@ DirectiveSchedule build_systolic_directives(const model::Layer& layer, const map
   return d;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

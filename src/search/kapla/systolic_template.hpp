@@ -14,7 +14,7 @@
 #include "search/kapla/canonical.hpp"
 #include "search/kapla/directives.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// The PE replication of one systolic nest: copies of the folded logical PE set (XY x K) over
 /// batch (h) and, for Conv/FC, input channels (w); channelwise kinds replicate over batch and
@@ -42,4 +42,4 @@ DirectiveSchedule build_systolic_directives(const model::Layer& layer, const map
                                             const CanonicalScheme& s, const NodeNest& nest,
                                             const cost::MapGeometry& g, std::string layer_name);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -2,7 +2,7 @@
 // tensor and loop; everything else asks these functions.
 #include "search/kapla/tensor_dims.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 KindClass kind_class(const model::Layer& layer) {
   using model::LayerType;
@@ -62,15 +62,15 @@ constexpr std::array<std::array<PerLoopDim<DimSet>, kNumKindClasses>, kNumMappin
 
 }  // namespace
 
-PerDataCategory<DimSet> tensor_dims(ArrayMappingKind m) {
+PerDataCategory<DimSet> tensor_dims(model::ArrayMapping m) {
   return kTensorDims[static_cast<std::size_t>(m)];
 }
 
-PerLoopDim<DimSet> loop_dims(ArrayMappingKind m, KindClass k) {
+PerLoopDim<DimSet> loop_dims(model::ArrayMapping m, KindClass k) {
   return kLoopDims[static_cast<std::size_t>(m)][static_cast<std::size_t>(k)];
 }
 
-bool loop_of_dim(ArrayMappingKind m, KindClass k, Dim d, LoopDim& out) {
+bool loop_of_dim(model::ArrayMapping m, KindClass k, Dim d, LoopDim& out) {
   const auto loops = loop_dims(m, k);
   for (auto l : all_values<LoopDim>()) {
     if (loops[l].contains(d)) {
@@ -81,4 +81,4 @@ bool loop_of_dim(ArrayMappingKind m, KindClass k, Dim d, LoopDim& out) {
   return false;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

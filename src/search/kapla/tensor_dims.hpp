@@ -10,9 +10,10 @@
 #include <string_view>
 
 #include "core/enum_array.hpp"
+#include "model/hardware.hpp"
 #include "model/layer.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 /// The tensor dimensions of both templates (row stationary uses N..S, systolic N, C, K, XY, F).
 enum class Dim : std::uint8_t { N, C, K, Xi, Yi, Xo, Yo, R, S, XY, F };
@@ -68,24 +69,17 @@ enum class KindClass : std::uint8_t {
 inline constexpr std::size_t kNumKindClasses = 8;
 
 KindClass kind_class(const model::Layer& layer);
-constexpr bool is_back_class(KindClass k) {
-  return k == KindClass::ConvBackH || k == KindClass::LocalBackH || k == KindClass::ConvBackW ||
-         k == KindClass::DwConvH || k == KindClass::DwConvW;
-}
 /// LOCAL/DW-like kinds: IFM and OFM loops iterate the same channel dim.
 constexpr bool is_channelwise_class(KindClass k) {
   return k == KindClass::Local || k == KindClass::DwConv || k == KindClass::LocalBackH ||
          k == KindClass::DwConvH || k == KindClass::DwConvW;
 }
 
-/// The PE-array mappings (kapla-spec.md §2).
-enum class ArrayMappingKind : std::uint8_t { RowStationary, Systolic };
-
 /// Tensor dims of each data category (kapla-spec.md §1.1 tensor table).
-PerDataCategory<DimSet> tensor_dims(ArrayMappingKind m);
+PerDataCategory<DimSet> tensor_dims(model::ArrayMapping m);
 /// Dims iterated by each loop (LoopDim::Ifm, Ofm, Bat) for a layer kind (§1.1 loop table).
-PerLoopDim<DimSet> loop_dims(ArrayMappingKind m, KindClass k);
+PerLoopDim<DimSet> loop_dims(model::ArrayMapping m, KindClass k);
 /// The loop a dim belongs to, if any.
-bool loop_of_dim(ArrayMappingKind m, KindClass k, Dim d, LoopDim& out);
+bool loop_of_dim(model::ArrayMapping m, KindClass k, Dim d, LoopDim& out);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

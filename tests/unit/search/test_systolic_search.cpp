@@ -221,7 +221,7 @@ TEST(SystolicDirectives, ReplicationOfEveryNestMatchesItsLoopCounts) {
   const auto& g = setup.map.geometry;
   ASSERT_EQ(setup.map.nlds.size(), 9u);  // channelwise: one nest per replication split
   for (std::size_t i = 0; i < setup.map.nlds.size(); ++i) {
-    const auto r = directive::systolic_replication(setup.pl.p_layer, setup.pl.p_batch, g,
+    const auto r = kapla::systolic_replication(setup.pl.p_layer, setup.pl.p_batch, g,
                                                    static_cast<int>(i));
     const auto& lc = setup.map.nlds[i].loopcnt;
     EXPECT_EQ(lc[LoopDim::Ofm], (g.fold.w + r.ofmaps - 1) / r.ofmaps) << i;
@@ -234,17 +234,17 @@ TEST(SystolicDirectives, ASchemeIsWrittenWithTheSystolicTemplate) {
   const auto b = make_layer_strategy("exhaustive")->search(p, {1});
   ASSERT_FALSE(b.empty());
   const auto d = directives_of(p, b[0], "conv");
-  EXPECT_EQ(d.mapping, directive::ArrayMappingKind::Systolic);
+  EXPECT_EQ(d.mapping, model::ArrayMapping::Systolic);
   // Logical PE set (196 positions, 32 channels) folded onto 16x16: 13 x 2 folds of 16 x 16.
   ASSERT_GE(d.regf.stacks.size(), 2u);
-  EXPECT_EQ(d.regf.stacks[0].pairs[0].dim, directive::Dim::K);
+  EXPECT_EQ(d.regf.stacks[0].pairs[0].dim, kapla::Dim::K);
   EXPECT_EQ(d.regf.stacks[0].repl, 16);
-  EXPECT_EQ(d.regf.stacks[1].pairs[0].dim, directive::Dim::XY);
+  EXPECT_EQ(d.regf.stacks[1].pairs[0].dim, kapla::Dim::XY);
   EXPECT_EQ(d.regf.stacks[1].repl, 16);
   ASSERT_FALSE(d.regf.updates.empty());
-  EXPECT_EQ(d.regf.updates[0].pairs[0].dim, directive::Dim::F);  // the window streams through
+  EXPECT_EQ(d.regf.updates[0].pairs[0].dim, kapla::Dim::F);  // the window streams through
   EXPECT_EQ(d.regf.updates[0].count, 9);
-  EXPECT_NE(directive::format_directives(d).find("[systolic"), std::string::npos);
+  EXPECT_NE(kapla::format_directives(d).find("[systolic"), std::string::npos);
 }
 
 // ---- Whole networks ------------------------------------------------------------------------

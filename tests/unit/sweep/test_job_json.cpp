@@ -144,8 +144,8 @@ TEST(job_json, kapla_params_select_inter_layer_options_and_variant) {
   EXPECT_TRUE(k.segment_selection);
   EXPECT_EQ(k.segment_margin, 0.0);
   EXPECT_TRUE(k.constraint_frontier);
-  EXPECT_EQ(k.refinement, search::directive::Refinement::paper());
-  EXPECT_NE(k.refinement, search::directive::Refinement{});
+  EXPECT_EQ(k.refinement, search::kapla::Refinement::paper());
+  EXPECT_NE(k.refinement, search::kapla::Refinement{});
 
   text.replace(text.find("\"paper\""), 7, "\"fast\"");
   EXPECT_THAT(error_of(text), HasSubstr("jobs/x.json: strategies[0].params.refinement: must be"));

@@ -8,7 +8,7 @@
 #include "model/layer.hpp"
 #include "search/kapla/layer_oracle.hpp"
 
-namespace kapla::search::directive::testing {
+namespace kapla::search::kapla::testing {
 
 class FakeOracle final : public LayerOracle {
  public:
@@ -93,4 +93,4 @@ class FakeOracle final : public LayerOracle {
   std::vector<mapping::PartitionScheme> parts_;
 };
 
-}  // namespace kapla::search::directive::testing
+}  // namespace kapla::search::kapla::testing

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 TEST(Directives, KindClasses) {
@@ -17,10 +17,10 @@ TEST(Directives, KindClasses) {
 TEST(Directives, LoopTablesCoverEveryKind) {
   for (std::size_t k = 0; k < kNumKindClasses; ++k) {
     const auto kc = static_cast<KindClass>(k);
-    const auto loops = loop_dims(ArrayMappingKind::RowStationary, kc);
+    const auto loops = loop_dims(model::ArrayMapping::RowStationary, kc);
     for (auto l : all_values<LoopDim>()) EXPECT_FALSE(loops[l].empty());
     LoopDim l{};
-    EXPECT_TRUE(loop_of_dim(ArrayMappingKind::RowStationary, kc, Dim::N, l));
+    EXPECT_TRUE(loop_of_dim(model::ArrayMapping::RowStationary, kc, Dim::N, l));
     EXPECT_EQ(l, LoopDim::Bat);
   }
 }
@@ -29,7 +29,7 @@ TEST(Directives, TensorSizes) {
   DimExtents t{};
   t[Dim::N] = 2, t[Dim::C] = 3, t[Dim::K] = 4, t[Dim::R] = 3, t[Dim::S] = 3;
   t[Dim::Xi] = 5, t[Dim::Yi] = 5, t[Dim::Xo] = 3, t[Dim::Yo] = 3;
-  const auto rs = ArrayMappingKind::RowStationary;
+  const auto rs = model::ArrayMapping::RowStationary;
   EXPECT_EQ(tensor_size(rs, KindClass::Conv, t, DataCategory::Fil), 3 * 4 * 9);
   EXPECT_EQ(tensor_size(rs, KindClass::Conv, t, DataCategory::Ifm), 2 * 3 * 25);
   EXPECT_EQ(tensor_size(rs, KindClass::Conv, t, DataCategory::Ofm), 2 * 4 * 9);
@@ -56,4 +56,4 @@ TEST(Directives, FormatListsEveryLevel) {
 }
 
 }  // namespace
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

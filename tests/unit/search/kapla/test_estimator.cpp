@@ -1,9 +1,9 @@
 // KAPLA estimator steps on hand-checked directive schedules (kapla-spec.md §1.4).
-#include "search/kapla/estimator.hpp"
+#include "estimator.hpp"
 
 #include <gtest/gtest.h>
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 // One PE row convolution: a 3-tap filter row sliding over an 8-wide output row.
@@ -57,4 +57,4 @@ TEST(Estimator, EnergyIsTheSumOfItsParts) {
 }
 
 }  // namespace
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

@@ -27,10 +27,10 @@
 #include "schedule/resource_builder.hpp"
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/directive_builder.hpp"
-#include "search/kapla/estimator.hpp"
+#include "estimator.hpp"
 #include "search/kapla/exhaustive.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 // kapla_quality's micro hardware: `nodes` of 8x8 PEs, 64 KB GBUF, 64 B REGF, batch 4, the
@@ -269,4 +269,4 @@ INSTANTIATE_TEST_SUITE_P(Layers, EstimatorVsCostModel, ::testing::Range(0, stati
                          [](const auto& p) { return cases().at(static_cast<std::size_t>(p.param)).name; });
 
 }  // namespace
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

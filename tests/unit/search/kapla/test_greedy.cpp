@@ -5,7 +5,7 @@
 
 #include "core/math.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 const PerDataCategory<mapping::LoopSet> kConvLoops{{mapping::LoopSet{LoopDim::Ifm, LoopDim::Ofm},
@@ -72,4 +72,4 @@ TEST(Greedy, FillStackLeavesBudgetWhenNothingRemains) {
 }
 
 }  // namespace
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

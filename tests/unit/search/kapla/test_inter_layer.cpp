@@ -5,7 +5,7 @@
 
 #include <limits>
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 TEST(InterLayer, LocalOccupancy) {
@@ -58,4 +58,4 @@ TEST(InterLayer, FewSegmentsAreAllKept) {
 }
 
 }  // namespace
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

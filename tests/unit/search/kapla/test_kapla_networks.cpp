@@ -32,7 +32,7 @@ int env_threads() {
 
 search::KaplaSolver solver_from_env() {
   search::KaplaSolverOptions o;
-  if (std::getenv("KAPLA_PAPER_FAITHFUL")) o.refinement = search::directive::Refinement::paper();
+  if (std::getenv("KAPLA_PAPER_FAITHFUL")) o.refinement = search::kapla::Refinement::paper();
   // KAPLA_K_REFINE="partition steps,blocking steps,regf beam,compound moves,size screen,
   // starts" (experiments with the Refinement fields, in their order).
   if (const char* r = std::getenv("KAPLA_K_REFINE")) {

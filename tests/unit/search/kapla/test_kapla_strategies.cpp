@@ -77,8 +77,8 @@ TEST(KaplaStrategies, DirectiveValidityAgreesWithTheCostModel) {
   int checked = 0, valid = 0;
   for (const auto& [name, layer] : small_layers()) {
     const auto p = problem(layer, 4, hw);
-    const directive::CostOracle o(p);
-    const auto orders = directive::loop_orders();
+    const kapla::CostOracle o(p);
+    const auto orders = kapla::loop_orders();
     for (int trial = 0; trial < 300; ++trial) {
       const auto& part = o.partitions()[rng() % o.partitions().size()];
       const auto m = o.map(part);
@@ -95,8 +95,8 @@ TEST(KaplaStrategies, DirectiveValidityAgreesWithTheCostModel) {
       const auto ev = cost::evaluate_loop_blocking(nld, b, p.resource, bs, p.options, p.costs);
       const bool model_fits = ev.invalid != cost::InvalidReason::CapacityInitial &&
                               ev.invalid != cost::InvalidReason::CapacityFinal;
-      directive::Blocking db{b.bl_ts, b.bl_ords};
-      const bool fast_fits = directive::fits(directive::node_nest(nld, layer), db, o.capacity(part, ni));
+      kapla::Blocking db{b.bl_ts, b.bl_ords};
+      const bool fast_fits = kapla::fits(kapla::node_nest(nld, layer), db, o.capacity(part, ni));
       EXPECT_EQ(fast_fits, model_fits) << name << " trial " << trial;
       ++checked;
       valid += model_fits ? 1 : 0;
@@ -112,7 +112,7 @@ TEST(KaplaStrategies, ReportedCostIsTheModelsCostOfTheScheme) {
     const auto p = problem(layer, 4, hw);
     const auto r = KaplaSolver().search(p, {});
     ASSERT_EQ(r.size(), 1u) << name;
-    const directive::CostOracle o(p);
+    const kapla::CostOracle o(p);
     const auto again = o.schedule({r[0].part, r[0].nld_index, {r[0].tvals, r[0].orders}});
     ASSERT_TRUE(again.has_value()) << name;
     EXPECT_EQ(again->cost, r[0].cost) << name;
@@ -204,8 +204,8 @@ TEST(KaplaStrategies, BsSkipRulesAreNotExactUnderTheKaplaVariant) {
   hw.array_bus_width_bits = 128;
   hw.dram_bandwidth_bytes_per_cycle = 51.2;
   const auto p = problem(model::make_conv(64, 64, {224, 224}, {3, 3}), 64, hw);
-  const directive::CostOracle o(p);
-  const auto sol = directive::solve_layer(o, {});
+  const kapla::CostOracle o(p);
+  const auto sol = kapla::solve_layer(o, {});
   ASSERT_TRUE(sol.scheme.has_value());
   const auto k = o.schedule(*sol.scheme);
   const auto m = o.map(sol.scheme->part);
@@ -226,11 +226,11 @@ TEST(KaplaStrategies, RefinementNeverWorsensThePapersGreedy) {
   // the default is never above the paper-faithful variant; on a VGG-16 conv (512x512, 28x28)
   // it is 3.3% below (0.38385 J against 0.39689 J), at about twice the partitions placed.
   const auto p = problem(model::make_conv(512, 512, {28, 28}, {3, 3}), 64, cloud_hw());
-  const directive::CostOracle o(p);
-  directive::SolverOptions paper;
-  paper.refine = directive::Refinement::paper();
-  const auto a = directive::solve_layer(o, paper);
-  const auto b = directive::solve_layer(o, {});
+  const kapla::CostOracle o(p);
+  kapla::SolverOptions paper;
+  paper.refine = kapla::Refinement::paper();
+  const auto a = kapla::solve_layer(o, paper);
+  const auto b = kapla::solve_layer(o, {});
   ASSERT_TRUE(a.scheme && b.scheme);
   EXPECT_LT(b.score.energy, 0.98 * a.score.energy);
   EXPECT_GE(b.stats.evaluated, a.stats.evaluated);
@@ -239,24 +239,24 @@ TEST(KaplaStrategies, RefinementNeverWorsensThePapersGreedy) {
 }
 
 // The exhaustive search restricted to one partition (the blocking optimum of S there).
-class OnePartition final : public directive::LayerOracle {
+class OnePartition final : public kapla::LayerOracle {
  public:
-  OnePartition(const directive::LayerOracle& in, mapping::PartitionScheme part) : in_(in), one_{part} {}
+  OnePartition(const kapla::LayerOracle& in, mapping::PartitionScheme part) : in_(in), one_{part} {}
   const model::Layer& layer() const override { return in_.layer(); }
   std::int64_t batch() const override { return in_.batch(); }
   PhyDim2 node_dims() const override { return in_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return one_; }
-  std::vector<directive::NodeNest> nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
-  directive::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {
+  std::vector<kapla::NodeNest> nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
+  kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {
     return in_.capacity(p, n);
   }
-  std::optional<directive::Score> evaluate(const directive::CanonicalScheme& s) const override {
+  std::optional<kapla::Score> evaluate(const kapla::CanonicalScheme& s) const override {
     return in_.evaluate(s);
   }
 
  private:
-  const directive::LayerOracle& in_;
+  const kapla::LayerOracle& in_;
   std::vector<mapping::PartitionScheme> one_;
 };
 
@@ -265,11 +265,11 @@ TEST(KaplaStrategies, BlockingStepsReachTheBlockingOptimumOfTheirPartition) {
   // hardware: K's blocking is within 1% of the exhaustive optimum over its own partition
   // (the paper's fill_tensor alone is not, docs/kapla.md §8).
   const auto p = problem(model::make_conv(256, 256, {28, 28}, {3, 3}), 16, cloud_hw());
-  const directive::CostOracle o(p);
-  const auto k = directive::solve_layer(o, {});
+  const kapla::CostOracle o(p);
+  const auto k = kapla::solve_layer(o, {});
   ASSERT_TRUE(k.scheme.has_value());
   const OnePartition op(o, k.scheme->part);
-  const auto s = directive::search_exhaustive(op, {});
+  const auto s = kapla::search_exhaustive(op, {});
   ASSERT_TRUE(s.scheme.has_value());
   EXPECT_GE(k.score.energy, s.score.energy * (1 - 1e-12));
   EXPECT_LE(k.score.energy, s.score.energy * 1.01);
@@ -278,8 +278,8 @@ TEST(KaplaStrategies, BlockingStepsReachTheBlockingOptimumOfTheirPartition) {
 
 TEST(KaplaStrategies, OnChipPriceIsTheFullPriceWithoutTheNoc) {
   const auto p = problem(model::make_conv(64, 128, {28, 28}, {3, 3}), 16, cloud_hw());
-  const directive::CostOracle o(p);
-  const auto sol = directive::solve_layer(o, {});
+  const kapla::CostOracle o(p);
+  const auto sol = kapla::solve_layer(o, {});
   ASSERT_TRUE(sol.scheme.has_value());
   const auto full = o.schedule(*sol.scheme);
   const auto on_chip = o.evaluate_on_chip(*sol.scheme);
@@ -293,12 +293,12 @@ TEST(KaplaStrategies, OnChipPriceIsTheFullPriceWithoutTheNoc) {
 
 TEST(KaplaStrategies, MemoOracleAnswersAsItsOracle) {
   const auto p = problem(model::make_conv(32, 64, {14, 14}, {3, 3}), 8, small_hw({4, 4}, {8, 8}, 65536, 64));
-  const directive::CostOracle o(p);
-  const directive::MemoOracle m(o);
-  const auto sol = directive::solve_layer(o, {});
+  const kapla::CostOracle o(p);
+  const kapla::MemoOracle m(o);
+  const auto sol = kapla::solve_layer(o, {});
   ASSERT_TRUE(sol.scheme.has_value());
   auto other = *sol.scheme;  // a second, distinct scheme: the REGF order reversed
-  other.blocking.bl_ords[1] = directive::loop_orders()[5];
+  other.blocking.bl_ords[1] = kapla::loop_orders()[5];
   for (int round = 0; round < 2; ++round) {
     EXPECT_EQ(m.evaluate(*sol.scheme), o.evaluate(*sol.scheme));
     EXPECT_EQ(m.evaluate(other), o.evaluate(other));
@@ -313,42 +313,42 @@ TEST(KaplaStrategies, DirectivesOfAScheduledLayerPrint) {
   const auto p = problem(model::make_conv(8, 16, {6, 6}, {3, 3}), 4, hw);
   const auto r = KaplaSolver().search(p, {});
   ASSERT_EQ(r.size(), 1u);
-  const auto txt = directive::format_directives(directives_of(p, r[0], "conv"));
+  const auto txt = kapla::format_directives(directives_of(p, r[0], "conv"));
   EXPECT_NE(txt.find("GBUF"), std::string::npos);
   EXPECT_NE(txt.find("(Yi+=1, Yo+=1"), std::string::npos);  // row-stationary base stack
 }
 
 // Counts the on-chip prices asked for on the mapper's fold-variant nests.
-class VariantPriceCounter final : public directive::OnChipPricer {
+class VariantPriceCounter final : public kapla::OnChipPricer {
  public:
-  explicit VariantPriceCounter(const directive::CostOracle& o) : o_(o) {}
-  std::optional<directive::Score> evaluate_on_chip(const directive::CanonicalScheme& s) const override {
+  explicit VariantPriceCounter(const kapla::CostOracle& o) : o_(o) {}
+  std::optional<kapla::Score> evaluate_on_chip(const kapla::CanonicalScheme& s) const override {
     if (o_.nests(s.part)[static_cast<std::size_t>(s.nest_index)].fold_variant) ++variant_prices;
     return o_.evaluate_on_chip(s);
   }
   mutable std::int64_t variant_prices = 0;
 
  private:
-  const directive::CostOracle& o_;
+  const kapla::CostOracle& o_;
 };
 
 TEST(KaplaStrategies, VariantMarginOpensTheFoldVariantsOnlyOnCloseGroups) {
   auto opts = training_options();
   opts.rs_fold_variants = true;
   const auto p = problem(model::make_conv(32, 32, {28, 28}, {3, 3}), 4, small_hw({4, 4}, {8, 8}, 65536, 64), opts);
-  const directive::CostOracle o(p);
-  const auto start = directive::solve_layer(o, {});
+  const kapla::CostOracle o(p);
+  const auto start = kapla::solve_layer(o, {});
   ASSERT_TRUE(start.scheme.has_value());
-  const auto orders = directive::loop_orders();
-  const std::vector<directive::detail::OrderPair> pairs{{orders[0], orders[0]}, {orders[5], orders[2]}};
+  const auto orders = kapla::loop_orders();
+  const std::vector<kapla::detail::OrderPair> pairs{{orders[0], orders[0]}, {orders[5], orders[2]}};
   auto screen = [&](double margin) {
-    directive::SolverOptions so;
+    kapla::SolverOptions so;
     so.refine.variant_margin = margin;
     VariantPriceCounter counter(o);
     auto sol = start;
-    directive::detail::screen_partition_sizes(o, counter, so, pairs, sol);
+    kapla::detail::screen_partition_sizes(o, counter, so, pairs, sol);
     EXPECT_TRUE(sol.scheme.has_value());
-    EXPECT_FALSE(directive::better(start.score, sol.score, so.goal));  // the screen never worsens
+    EXPECT_FALSE(kapla::better(start.score, sol.score, so.goal));  // the screen never worsens
     return counter.variant_prices;
   };
   const auto tied = screen(0), close = screen(0.1), every = screen(std::numeric_limits<double>::infinity());

@@ -10,7 +10,7 @@
 #include "fake_oracle.hpp"
 #include "search/kapla/exhaustive.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 using testing::FakeOracle;
@@ -117,4 +117,4 @@ TEST(Exhaustive, SameAnswerOnOneAndTwoThreads) {
 }
 
 }  // namespace
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

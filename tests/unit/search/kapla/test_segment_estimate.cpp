@@ -8,7 +8,7 @@
 
 #include "mapping/gen_partition.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 // One FC layer 64 -> 32, batch 4, on one node whose memory is the node itself (zero hops).
@@ -90,4 +90,4 @@ TEST(SegmentEstimate, PartitionsAreEvenlySpacedAndDeterministic) {
 }
 
 }  // namespace
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

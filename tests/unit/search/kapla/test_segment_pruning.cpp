@@ -39,11 +39,11 @@ PruneCounts prune_counts(const std::string& name, double capacity_factor = 1.0) 
           const auto& lc = cs.layers[sp][tm];
           if (lc.topbat == 0) continue;  // the reference checks only pipelined constraints
           const auto& r = seg.allocation()[sp][tm];
-          search::directive::OccupancyQuery q{&net.layer(seg.layers()[sp][tm]), 64, lc.topbat,
+          search::kapla::OccupancyQuery q{&net.layer(seg.layers()[sp][tm]), 64, lc.topbat,
                                               lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm,
                                               r.proc_region.dim.size(), r.dim_array.size(),
                                               r.size_gbuf, capacity_factor};
-          ok = search::directive::occupancy_may_fit(q);
+          ok = search::kapla::occupancy_may_fit(q);
         }
       kept += ok ? 1 : 0;
     }

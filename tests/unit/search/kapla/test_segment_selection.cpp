@@ -59,7 +59,7 @@ struct SelectionCounts {
 
 SelectionCounts selection_counts(const std::string& name) {
   const auto s = segments_of(name, model::kapla_option_preset("inference"));
-  const auto keep = search::directive::choose_segments(s.cands, s.net.size());
+  const auto keep = search::kapla::choose_segments(s.cands, s.net.size());
   SelectionCounts c;
   c.segments = s.cands.size();
   for (std::size_t i = 0; i < keep.size(); ++i) {
@@ -81,7 +81,7 @@ SelectionCounts selection_counts(const std::string& name) {
       std::cout << "  [" << s.cands[i].first << ".." << s.cands[i].last << "] "
                 << s.cands[i].layers.size() << " layers, " << s.cands[i].constraints.size()
                 << " constraints, " << valid << " occupancy-valid, est "
-                << search::directive::estimate_segment_cost(s.cands[i]) << ":";
+                << search::kapla::estimate_segment_cost(s.cands[i]) << ":";
       for (const auto& sp : s.distinct[i]->layers()) {
         std::cout << " ;";
         for (auto l : sp) std::cout << " " << s.net.layer_name(l);
@@ -124,25 +124,25 @@ TEST(SegmentSelection, ZooCounts) {
 TEST(SegmentSelection, KeepsEverySingleLayerSegmentAndIsDeterministic) {
   const auto o = model::kapla_option_preset("inference");
   const auto s = segments_of("alex_net", o);
-  const auto keep = search::directive::choose_segments(s.cands, s.net.size());
+  const auto keep = search::kapla::choose_segments(s.cands, s.net.size());
   for (std::size_t i = 0; i < s.cands.size(); ++i) {
     if (s.cands[i].single_layer()) {
       EXPECT_TRUE(keep[i]) << i;
     }
   }
   std::vector<double> est, again;
-  for (const auto& c : s.cands) est.push_back(search::directive::estimate_segment_cost(c));
-  for (const auto& c : s.cands) again.push_back(search::directive::estimate_segment_cost(c));
+  for (const auto& c : s.cands) est.push_back(search::kapla::estimate_segment_cost(c));
+  for (const auto& c : s.cands) again.push_back(search::kapla::estimate_segment_cost(c));
   EXPECT_EQ(est, again);
-  EXPECT_EQ(search::directive::choose_segments(s.cands, s.net.size()), keep);
+  EXPECT_EQ(search::kapla::choose_segments(s.cands, s.net.size()), keep);
   // The network search's filter asks K for the same selection, with K's margin (which
   // keeps more), and keeps all without selection.
   search::KaplaSolverOptions ko;
   ko.segment_selection = true;
   const search::KaplaSolver k(ko);
-  search::directive::SegmentEstimateOptions eo;
+  search::kapla::SegmentEstimateOptions eo;
   eo.chain_margin = ko.segment_margin;
-  const auto wider = search::directive::choose_segments(s.cands, s.net.size(), eo);
+  const auto wider = search::kapla::choose_segments(s.cands, s.net.size(), eo);
   for (std::size_t i = 0; i < keep.size(); ++i) {
     if (keep[i]) {
       EXPECT_TRUE(wider[i]) << i;
@@ -212,7 +212,7 @@ std::size_t frontier_solved(const Segments& s, std::size_t target, const model::
 std::vector<std::size_t> table_rows(const std::string& name, std::vector<std::size_t> sizes) {
   const auto o = model::kapla_option_preset("inference");
   const auto s = segments_of(name, o);
-  const auto keep = search::directive::choose_segments(s.cands, s.net.size());
+  const auto keep = search::kapla::choose_segments(s.cands, s.net.size());
   std::vector<std::size_t> solved;
   for (std::size_t i = 0; i < s.cands.size(); ++i) {
     const auto n = s.cands[i].constraints.size();
@@ -259,7 +259,7 @@ TEST(SegmentSelection, ConstraintCountScan) {
   for (std::string n; std::getline(ss, n, ',');) {
     const auto s = segments_of(n, model::kapla_option_preset("inference"));
     const char* kk = std::getenv("KAPLA_SCAN_K");
-    const auto keep = search::directive::choose_segments(s.cands, s.net.size(), {},
+    const auto keep = search::kapla::choose_segments(s.cands, s.net.size(), {},
                                                          kk ? std::atoi(kk) : 4);
     std::map<std::size_t, std::pair<int, int>> hist;
     for (std::size_t i = 0; i < s.cands.size(); ++i) {
@@ -281,7 +281,7 @@ TEST(SegmentSelection, ConstraintCountScan) {
       }
       if (std::getenv("KAPLA_SCAN_EST")) {
         std::cout << "  [" << s.cands[i].first << ".." << s.cands[i].last << "] keep "
-                  << keep[i] << " est " << search::directive::estimate_segment_cost(s.cands[i])
+                  << keep[i] << " est " << search::kapla::estimate_segment_cost(s.cands[i])
                   << "\n";
       }
     }

@@ -1,12 +1,12 @@
 // kapla-spec.md §1.4 steps A-E, J. The CSP of the reference (equal-offset PE groups) is a
 // direct enumeration with a set of offset vectors, as §1.4 F suggests.
-#include "search/kapla/estimator.hpp"
+#include "estimator.hpp"
 
 #include <algorithm>
 #include <set>
 #include <vector>
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 namespace {
 
 bool has_tensor(const DirectiveSchedule& s, DataCategory d) {
@@ -134,4 +134,4 @@ Estimate estimate(const DirectiveSchedule& s, const model::UnitCosts& costs) {
   return e;
 }
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

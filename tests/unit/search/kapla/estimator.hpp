@@ -1,15 +1,16 @@
 // KAPLA's own analytical model of a directive schedule (kapla-spec.md §1.4, KaplaCostModel):
-// a PRIVATE search-time estimate. Nothing K or S reports comes from here; the one cost model
-// prices the lowered scheme. Steps A (unit accesses with halo reuse), B (refetch), C (DRAM),
-// D (GBUF/ITCN with PE multicast groups), E (REGF, ops) and J (energy); buffer-sharing NoC hops
-// and memory hops (steps F-G, I) are left out: they need the partition geometry that the one
-// cost model prices exactly.
+// kept beside its tests, outside the library: K and S rank candidates by the one cost model,
+// so nothing in src/ calls it; the tests measure how far it agrees with the one cost model.
+// Steps A (unit accesses with halo reuse), B (refetch), C (DRAM), D (GBUF/ITCN with PE
+// multicast groups), E (REGF, ops) and J (energy); buffer-sharing NoC hops and memory hops
+// (steps F-G, I) are left out: they need the partition geometry that the one cost model prices
+// exactly.
 #pragma once
 
 #include "model/hardware.hpp"
 #include "search/kapla/directives.hpp"
 
-namespace kapla::search::directive {
+namespace kapla::search::kapla {
 
 struct Estimate {
   PerMemLevel<PerDataCategory<double>> access{};
@@ -28,4 +29,4 @@ double distinct_copies(const DirectiveSchedule& s, DataCategory d);
 
 Estimate estimate(const DirectiveSchedule& s, const model::UnitCosts& costs);
 
-}  // namespace kapla::search::directive
+}  // namespace kapla::search::kapla

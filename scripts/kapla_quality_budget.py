@@ -49,7 +49,7 @@ DEFAULT_REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..
                                  "data", "cloud_training_reference_totals.csv")
 SAMPLERS = ["R", "M"]
 METRIC = kt.QUALITY_METRIC
-# R's and M's max_evaluations when a job gives no params (search/strategy_options.hpp, docs/sweep.md).
+# R's and M's max_evaluations when a job gives no params (each strategy's registry entry: search/random_sampling.cpp, search/guided.cpp; docs/sweep.md).
 DEFAULT_MAX_EVALUATIONS = 1000
 
 

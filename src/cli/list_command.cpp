@@ -18,8 +18,9 @@ void register_list(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"networks", "hardware", "strategies"}));
   sub->callback([&ctx, what] {
     if (*what == "strategies") {
-      for (const auto& s : search::strategies()) {
-        if (s.available) std::cout << s.name << " (" << s.label << "): " << s.description << '\n';
+      const auto registry = search::builtin_strategies();  // outlives the loop
+      for (const auto& s : registry.entries()) {
+        std::cout << s.name << " (" << s.letter << "): " << s.description << '\n';
       }
       return;
     }

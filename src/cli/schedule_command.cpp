@@ -25,16 +25,15 @@
 #include "cli/schedule_text.hpp"
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
+#include "io/json_util.hpp"
 #include "io/options_json.hpp"
 #include "model/limits.hpp"
 #include "model/options.hpp"
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
-#include "search/guided.hpp"
+#include "io/strategy_params_json.hpp"
 #include "search/kapla/directives.hpp"
 #include "search/kapla_solver.hpp"
-#include "search/strategy_options.hpp"
-#include "search/random_sampling.hpp"
 #include "search/strategy.hpp"
 
 namespace kapla::cli {
@@ -63,6 +62,9 @@ struct ScheduleArgs {
   double segment_margin = 0.05;
   bool constraint_frontier = false;
   std::string refinement = "kapla";
+  // Any strategy's params: a JSON object, then KEY=VALUE pairs (each overrides what it names).
+  std::string params_json;
+  std::vector<std::string> params;
   bool show_directives = false;
   bool quiet = false;
   bool verbose = false;
@@ -321,6 +323,39 @@ void check_writable(const std::string& path) {
   if (!existed) std::remove(path.c_str());
 }
 
+// The strategy's params: the convenience flags it has a param for (their defaults are the
+// params' defaults), then --params, then --param; the entry parses them strictly.
+search::StrategyParams strategy_params(const ScheduleArgs& a, const search::StrategyEntry& entry) {
+  const std::vector<std::pair<std::string, std::string>> flags = {
+      {"max_evaluations", std::to_string(a.budget)},
+      {"max_seconds", search::number_text(a.budget_seconds)},
+      {"victory_condition", std::to_string(a.victory)},
+      {"surrogate", search::flag_text(a.surrogate)},
+      {"segment_selection", search::flag_text(a.segment_selection)},
+      {"segment_margin", search::number_text(a.segment_margin)},
+      {"constraint_frontier", search::flag_text(a.constraint_frontier)},
+      {"refinement", a.refinement}};
+  std::vector<std::string> texts;
+  for (const auto& [key, default_text] : entry.describe(entry.parse(search::NoParams{}), 1)) {
+    for (const auto& [param, text] : flags) {
+      if (key == "strategy." + param) texts.push_back(param + "=" + text);
+    }
+  }
+  nlohmann::json merged = io::params_from_texts(texts, "--param");
+  if (!a.params_json.empty()) {
+    nlohmann::json given;
+    try {
+      given = io::parse_json_text(a.params_json);  // depth and number range bounded
+    } catch (const InputError& e) {
+      throw InputError(std::string("--params: ") + e.what());
+    }
+    if (!given.is_object()) throw InputError("--params: must be a JSON object");
+    merged.update(given);
+  }
+  merged.update(io::params_from_texts(a.params, "--param"));
+  return io::parse_strategy_params(entry, merged, "--param");
+}
+
 void run_schedule(const ScheduleArgs& a, Context& ctx) {
   model::limits::check_batch("--batch", a.batch);
   model::limits::check_int("--threads", a.threads, 1, model::limits::kMaxThreads);
@@ -344,29 +379,12 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   if (!a.json_out.empty() && a.json_out != "-") check_writable(a.json_out);
 
   // Every registered strategy runs: the network search calls it per layer.
-  const auto strategy_name = search::canonical_strategy_name(a.strategy);
-  const search::SamplingBudget budget{a.seed, a.budget, a.budget_seconds};
-  std::unique_ptr<search::LayerStrategy> strategy;
-  if (strategy_name == "random") {
-    search::RandomSamplingOptions ro;
-    ro.budget = budget;
-    ro.victory_condition = a.victory;
-    strategy = std::make_unique<search::RandomSampling>(ro);
-  } else if (strategy_name == "guided") {
-    search::GuidedOptions mo;
-    mo.budget = budget;
-    mo.surrogate = a.surrogate;
-    strategy = std::make_unique<search::Guided>(mo);
-  } else if (strategy_name == "kapla") {
-    search::StrategyOptions so;
-    so.kapla.segment_selection = a.segment_selection;
-    so.kapla.segment_margin = a.segment_margin;
-    so.kapla.constraint_frontier = a.constraint_frontier;
-    if (a.refinement == "paper") so.kapla.refinement = search::kapla::Refinement::paper();
-    strategy = search::make_layer_strategy(strategy_name, so);
-  } else {
-    strategy = search::make_layer_strategy(strategy_name);
-  }
+  const auto registry = search::builtin_strategies();
+  const search::StrategyEntry& entry = registry.find(a.strategy);
+  const std::string_view strategy_name = entry.name;
+  const search::StrategyParams params = strategy_params(a, entry);
+  const auto described = entry.describe(params, a.seed);
+  const auto strategy = entry.make(params, a.seed);
   const mapping::Resource resource = schedule::build_resource(hw);
 
   schedule::NetworkSearchOptions nso;
@@ -438,9 +456,11 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     out["batch"] = a.batch;
     out["cost_model"] = std::string(model::variant_name(options.cost_model));
     out["strategy"] = std::string(strategy_name);
-    if (strategy_name == "random" || strategy_name == "guided") {
-      out["seed"] = a.seed;
-      out["budget"] = a.budget;
+    for (const auto& [key, text] : described) {  // seeded strategies: seed and budget
+      if (key == "strategy.seed") out["seed"] = a.seed;
+      if (key == "strategy.max_evaluations" && out.contains("seed")) {
+        out["budget"] = std::stoll(text);
+      }
     }
     out["total_cost"] = best.total_cost();
     out["total_time"] = number(best.total_time());
@@ -537,6 +557,10 @@ void register_schedule(CLI::App& app, Context& ctx) {
                   "K: kapla (default; steps beyond the paper) or paper (the paper's greedy)")
       ->check(CLI::IsMember({"kapla", "paper"}))
       ->capture_default_str();
+  sub->add_option("--params", a->params_json,
+                  "The strategy's params as a JSON object (as a job file's \"params\")");
+  sub->add_option("--param", a->params,
+                  "One strategy param KEY=VALUE (repeatable; overrides --params and the flags)");
   sub->add_flag("--show-directives", a->show_directives,
                 "Print each layer's chosen scheme as KAPLA directives (tensor/stack/update)");
   sub->add_option("--array-mapping", a->array_mapping,

@@ -9,9 +9,8 @@
 #include "core/errors.hpp"
 #include "io/json_util.hpp"
 #include "io/options_json.hpp"
+#include "io/strategy_params_json.hpp"
 #include "model/limits.hpp"
-#include "search/strategy.hpp"
-#include "search/strategy_options.hpp"
 
 namespace kapla::io {
 namespace {
@@ -48,96 +47,6 @@ std::vector<std::int64_t> batches(const json& value, const std::string& path) {
   return out;
 }
 
-// A strategy's "params" (docs/sweep.md): the knobs of its part of search::StrategyOptions.
-// Unknown keys (and any key for strategies without options) are refused with their path.
-search::StrategyOptions parse_strategy_params(std::string_view strategy, const json& value,
-                                              const std::string& path) {
-  search::StrategyOptions o;
-  std::string_view name;
-  try {
-    name = search::canonical_strategy_name(strategy);
-  } catch (const InputError& e) {
-    rethrow_at(path, e);
-  }
-  auto non_negative_int = [](const JsonObject& obj, const char* key) {
-    const auto v = as_int(obj.at(key), obj.path_of(key));
-    model::limits::check_int(obj.path_of(key), v, 0, model::limits::kMaxEvaluations);
-    return v;
-  };
-  auto seconds = [](const JsonObject& obj, const char* key) {
-    const double v = obj.number(key);
-    model::limits::check_real(obj.path_of(key), v, 0, model::limits::kMaxSeconds);
-    return v;
-  };
-  auto budget = [&](const JsonObject& obj, search::SamplingBudget& b) {
-    if (obj.has("max_evaluations")) b.max_evaluations = non_negative_int(obj, "max_evaluations");
-    if (obj.has("max_seconds")) b.max_seconds = seconds(obj, "max_seconds");
-    if (b.max_evaluations == 0 && b.max_seconds == 0) {
-      fail(obj.path_of("max_evaluations"), "max_evaluations and max_seconds are both 0 (no budget)");
-    }
-  };
-  auto positive = [](const JsonObject& obj, const char* key, int& field) {
-    if (!obj.has(key)) return;
-    const auto v = obj.positive_int(key);
-    if (v > 1000000) fail(obj.path_of(key), "must be <= 1000000");
-    field = static_cast<int>(v);
-  };
-  if (name == "random") {
-    const JsonObject obj(value, path,
-                         {"max_evaluations", "max_seconds", "victory_condition", "batch_size"});
-    budget(obj, o.random.budget);
-    if (obj.has("victory_condition")) {
-      o.random.victory_condition = non_negative_int(obj, "victory_condition");
-    }
-    positive(obj, "batch_size", o.random.batch_size);
-  } else if (name == "guided") {
-    const JsonObject obj(value, path,
-                         {"max_evaluations", "max_seconds", "surrogate", "batch_size", "num_chains"});
-    budget(obj, o.guided.budget);
-    if (obj.has("surrogate")) o.guided.surrogate = obj.boolean("surrogate");
-    positive(obj, "batch_size", o.guided.batch_size);
-    positive(obj, "num_chains", o.guided.num_chains);
-  } else if (name == "kapla") {
-    const JsonObject obj(value, path,
-                         {"inter_layer_pruning", "fallback", "capacity_factor", "segment_selection",
-                          "segment_margin", "constraint_frontier", "refinement"});
-    if (obj.has("segment_selection")) o.kapla.segment_selection = obj.boolean("segment_selection");
-    if (obj.has("constraint_frontier")) {
-      o.kapla.constraint_frontier = obj.boolean("constraint_frontier");
-    }
-    if (obj.has("segment_margin")) {
-      o.kapla.segment_margin = obj.number("segment_margin");
-      if (!(o.kapla.segment_margin >= 0)) fail(obj.path_of("segment_margin"), "must be >= 0");
-    }
-    if (obj.has("refinement")) {
-      const std::string r = obj.string("refinement");
-      if (r == "paper") {
-        o.kapla.refinement = search::kapla::Refinement::paper();
-      } else if (r != "kapla") {
-        fail(obj.path_of("refinement"), "must be \"kapla\" (default) or \"paper\"");
-      }
-    }
-    if (obj.has("inter_layer_pruning")) {
-      o.kapla.inter_layer_pruning = obj.boolean("inter_layer_pruning");
-    }
-    if (obj.has("fallback")) o.kapla.fallback = obj.boolean("fallback");
-    if (obj.has("capacity_factor")) {
-      o.kapla.capacity_factor = obj.number("capacity_factor");
-      if (!(o.kapla.capacity_factor > 0 && o.kapla.capacity_factor <= 1)) {
-        fail(obj.path_of("capacity_factor"), "must be in (0, 1]");
-      }
-    }
-  } else {
-    const JsonObject obj(value, path, {});  // refuses every key
-  }
-  try {
-    search::validate(o);
-  } catch (const InputError& e) {
-    rethrow_at(path, e);
-  }
-  return o;
-}
-
 std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job) {
   const std::string path = job.path_of("hardware");
   const auto& arr = as_array(job.at("hardware"), path);
@@ -170,7 +79,8 @@ std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job) {
   return out;
 }
 
-std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job) {
+std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job,
+                                                  const search::StrategyRegistry& registry) {
   const std::string path = job.path_of("strategies");
   const auto& arr = as_array(job.at("strategies"), path);
   if (arr.empty()) fail(path, "must not be empty");
@@ -189,7 +99,13 @@ std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job) {
         if (!params.is_object()) fail(entry.path_of("params"), "must be an object");
         if (!params.empty()) s.params = params.dump();  // keys sorted: canonical
         if (s.name.empty()) fail(p, "name must not be empty");
-        s.options = parse_strategy_params(s.name, params, entry.path_of("params"));
+        const search::StrategyEntry* strategy = nullptr;
+        try {
+          strategy = &registry.find(s.name);
+        } catch (const InputError& e) {
+          rethrow_at(entry.path_of("params"), e);
+        }
+        s.options = parse_strategy_params(*strategy, params, entry.path_of("params"));
       }
     }
     if (s.name.empty()) fail(p, "name must not be empty");
@@ -201,7 +117,7 @@ std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job) {
   return out;
 }
 
-sweep::SweepSpec parse_job(const json& root) {
+sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& registry) {
   const JsonObject job(root, "",
                        {"name", "description", "networks", "hardware", "batch", "strategies",
                         "seeds", "options", "tuple_time_limit_seconds", "threads", "output"});
@@ -211,7 +127,7 @@ sweep::SweepSpec parse_job(const json& root) {
   if (job.has("description")) spec.description = job.string("description");
   spec.networks = string_list(job.at("networks"), job.path_of("networks"));
   spec.hardware = parse_hardware(job);
-  spec.strategies = parse_strategies(job);
+  spec.strategies = parse_strategies(job, registry);
   if (job.has("seeds")) {
     const std::string p = job.path_of("seeds");
     const auto& arr = as_array(job.at("seeds"), p);
@@ -275,9 +191,10 @@ std::string canonical_options(const model::SearchOptions& o) {
   return os.str();
 }
 
-sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin) {
+sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin,
+                                const search::StrategyRegistry& registry) {
   try {
-    sweep::SweepSpec spec = parse_job(parse_json_text(text));
+    sweep::SweepSpec spec = parse_job(parse_json_text(text), registry);
     spec.source_file = origin;
     spec.source_text = std::string(text);
     // Duplicate tuples are caught here so the error names the file.
@@ -288,8 +205,9 @@ sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin
   }
 }
 
-sweep::SweepSpec load_job_file(const std::filesystem::path& file) {
-  return parse_job_text(read_text_file(file), file.string());
+sweep::SweepSpec load_job_file(const std::filesystem::path& file,
+                               const search::StrategyRegistry& registry) {
+  return parse_job_text(read_text_file(file), file.string(), registry);
 }
 
 }  // namespace kapla::io

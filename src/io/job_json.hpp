@@ -6,15 +6,21 @@
 #include <string>
 #include <string_view>
 
+#include "search/strategy_registry.hpp"
 #include "sweep/job.hpp"
 
 namespace kapla::io {
 
 /// Reads a job file. Errors: InputError("FILE: FIELD: reason").
-sweep::SweepSpec load_job_file(const std::filesystem::path& file);
+/// Strategies are looked up in `registry` (kapla's own unless a test brings its own).
+sweep::SweepSpec load_job_file(const std::filesystem::path& file,
+                               const search::StrategyRegistry& registry =
+                                   search::builtin_strategies());
 
 /// Parses job text; `origin` names it in errors (and becomes source_file).
-sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin);
+sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin,
+                                const search::StrategyRegistry& registry =
+                                    search::builtin_strategies());
 
 /// The canonical text of resolved search options (what the fingerprint hashes).
 std::string canonical_options(const model::SearchOptions& options);

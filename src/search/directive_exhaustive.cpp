@@ -69,4 +69,19 @@ std::vector<pricing::LayerSchedule> DirectiveExhaustive::search(
   return {*sched};
 }
 
+StrategyEntry directive_exhaustive_entry() {
+  StrategyEntry e;
+  e.name = "directive-exhaustive";
+  e.letter = 'S';
+  e.label = "S (directive-exhaustive)";
+  e.description = "exhaustive search over KAPLA directives";
+  e.cost_weight = 9.31;
+  e.parse = parse_no_params;
+  e.describe = describe_no_params;
+  e.make = [](const StrategyParams&, std::uint64_t) -> std::unique_ptr<LayerStrategy> {
+    return std::make_unique<DirectiveExhaustive>();
+  };
+  return e;
+}
+
 }  // namespace kapla::search

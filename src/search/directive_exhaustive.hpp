@@ -15,4 +15,7 @@ class DirectiveExhaustive final : public LayerStrategy {
                                              const SearchContext& ctx) const override;
 };
 
+/// S's registry entry (registry.cpp).
+StrategyEntry directive_exhaustive_entry();
+
 }  // namespace kapla::search

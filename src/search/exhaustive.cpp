@@ -201,4 +201,19 @@ std::vector<pricing::LayerSchedule> ExhaustiveStrategy::search(const pricing::La
   return tops;
 }
 
+StrategyEntry exhaustive_entry() {
+  StrategyEntry e;
+  e.name = "exhaustive";
+  e.letter = 'B';
+  e.label = "B (exhaustive)";
+  e.description = "nn_dataflow exhaustive search (partitions x mappings x loop blocking)";
+  e.cost_weight = 5.67;
+  e.parse = parse_no_params;
+  e.describe = describe_no_params;
+  e.make = [](const StrategyParams&, std::uint64_t) -> std::unique_ptr<LayerStrategy> {
+    return std::make_unique<ExhaustiveStrategy>();
+  };
+  return e;
+}
+
 }  // namespace kapla::search

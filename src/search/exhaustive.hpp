@@ -22,4 +22,7 @@ class ExhaustiveStrategy final : public LayerStrategy {
                     const SearchContext& ctx) const override;
 };
 
+/// B's registry entry (registry.cpp).
+StrategyEntry exhaustive_entry();
+
 }  // namespace kapla::search

@@ -395,4 +395,40 @@ std::vector<pricing::LayerSchedule> Guided::search(const pricing::LayerProblem& 
   return report_best(run(problem, ctx), ctx);
 }
 
+// ---- Registry entry ----------------------------------------------------------------------
+
+StrategyEntry guided_entry() {
+  StrategyEntry e;
+  e.name = "guided";
+  e.letter = 'M';
+  e.label = "M (guided)";
+  e.description = "guided search: batched simulated annealing, optional surrogate (AutoTVM role)";
+  e.cost_weight = 6.98;
+  e.parse = [](const ParamSource& src) {
+    src.allow({"max_evaluations", "max_seconds", "surrogate", "batch_size", "num_chains"});
+    GuidedOptions o;
+    read_budget(src, o.budget);
+    if (src.has("surrogate")) o.surrogate = src.boolean("surrogate");
+    read_count(src, "batch_size", o.batch_size);
+    read_count(src, "num_chains", o.num_chains);
+    return validated_params(src, "guided", o);
+  };
+  e.describe = [](const StrategyParams& p, std::uint64_t seed) -> DescribedParams {
+    const auto& o = p.get<GuidedOptions>();
+    return {{"strategy.seed", std::to_string(seed)},
+            {"strategy.max_evaluations", std::to_string(o.budget.max_evaluations)},
+            {"strategy.max_seconds", number_text(o.budget.max_seconds)},
+            {"strategy.batch_size", std::to_string(o.batch_size)},
+            {"strategy.num_chains", std::to_string(o.num_chains)},
+            {"strategy.surrogate", flag_text(o.surrogate)}};
+  };
+  e.make = [](const StrategyParams& p, std::uint64_t seed) -> std::unique_ptr<LayerStrategy> {
+    GuidedOptions o = p.get<GuidedOptions>();
+    o.budget.seed = seed;
+    validate_as("guided", [&] { validate(o); });
+    return std::make_unique<Guided>(o);
+  };
+  return e;
+}
+
 }  // namespace kapla::search

@@ -93,4 +93,7 @@ class Guided final : public LayerStrategy {
   GuidedOptions opts_;
 };
 
+/// M's registry entry (registry.cpp).
+StrategyEntry guided_entry();
+
 }  // namespace kapla::search

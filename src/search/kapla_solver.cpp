@@ -92,4 +92,63 @@ kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
                                      kapla::rs_geometry(geometry), std::move(layer_name));
 }
 
+void validate(const KaplaSolverOptions& o) {
+  if (!(o.capacity_factor > 0 && o.capacity_factor <= 1)) {
+    throw InputError("capacity_factor: must be in (0, 1]");
+  }
+  if (!(o.segment_margin >= 0)) throw InputError("segment_margin: must be >= 0");
+}
+
+StrategyEntry kapla_solver_entry() {
+  StrategyEntry e;
+  e.name = "kapla";
+  e.letter = 'K';
+  e.label = "K (kapla)";
+  e.description = "KAPLA solver";
+  e.cost_weight = 1;
+  e.parse = [](const ParamSource& src) {
+    src.allow({"inter_layer_pruning", "fallback", "capacity_factor", "segment_selection",
+               "segment_margin", "constraint_frontier", "refinement"});
+    KaplaSolverOptions o;
+    if (src.has("segment_selection")) o.segment_selection = src.boolean("segment_selection");
+    if (src.has("constraint_frontier")) o.constraint_frontier = src.boolean("constraint_frontier");
+    if (src.has("segment_margin")) o.segment_margin = src.number("segment_margin");
+    if (src.has("refinement")) {
+      const std::string r = src.string("refinement");
+      if (r == "paper") {
+        o.refinement = kapla::Refinement::paper();
+      } else if (r != "kapla") {
+        src.fail("refinement", "must be \"kapla\" (default) or \"paper\"");
+      }
+    }
+    if (src.has("inter_layer_pruning")) o.inter_layer_pruning = src.boolean("inter_layer_pruning");
+    if (src.has("fallback")) o.fallback = src.boolean("fallback");
+    if (src.has("capacity_factor")) o.capacity_factor = src.number("capacity_factor");
+    try {
+      validate(o);
+    } catch (const InputError& err) {
+      src.rethrow(err);
+    }
+    return StrategyParams::of(o);
+  };
+  e.describe = [](const StrategyParams& p, std::uint64_t) -> DescribedParams {
+    const auto& o = p.get<KaplaSolverOptions>();
+    return {{"strategy.fallback", flag_text(o.fallback)},
+            {"strategy.inter_layer_pruning", flag_text(o.inter_layer_pruning)},
+            {"strategy.capacity_factor", number_text(o.capacity_factor)},
+            {"strategy.segment_selection", flag_text(o.segment_selection)},
+            {"strategy.segment_margin", number_text(o.segment_margin)},
+            {"strategy.constraint_frontier", flag_text(o.constraint_frontier)},
+            {"strategy.refinement", o.refinement == kapla::Refinement::paper() ? "paper"
+                                    : o.refinement == kapla::Refinement{}     ? "kapla"
+                                                                              : "custom"}};
+  };
+  e.make = [](const StrategyParams& p, std::uint64_t) -> std::unique_ptr<LayerStrategy> {
+    const auto& o = p.get<KaplaSolverOptions>();
+    validate_as("kapla", [&] { validate(o); });
+    return std::make_unique<KaplaSolver>(o);
+  };
+  return e;
+}
+
 }  // namespace kapla::search

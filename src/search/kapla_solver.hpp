@@ -59,4 +59,9 @@ class KaplaSolver final : public LayerStrategy {
 kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
                                            const pricing::LayerSchedule& s, std::string layer_name);
 
+/// InputError "FIELD: reason" for options K cannot run with.
+void validate(const KaplaSolverOptions& o);
+/// K's registry entry (registry.cpp).
+StrategyEntry kapla_solver_entry();
+
 }  // namespace kapla::search

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::search {
 
@@ -134,6 +135,76 @@ SamplingResult RandomSampling::run(const pricing::LayerProblem& problem,
 std::vector<pricing::LayerSchedule> RandomSampling::search(const pricing::LayerProblem& problem,
                                                            const SearchContext& ctx) const {
   return report_best(run(problem, ctx), ctx);
+}
+
+// ---- Registry entry ----------------------------------------------------------------------
+
+std::int64_t read_evaluations(const ParamSource& src, std::string_view key) {
+  const auto v = src.integer(key);
+  try {
+    model::limits::check_int(key, v, 0, model::limits::kMaxEvaluations);
+  } catch (const InputError& e) {
+    src.rethrow(e);
+  }
+  return v;
+}
+
+// Budgets are bounded (model/limits.hpp) so that a deadline computed from max_seconds cannot
+// overflow the clock, and an evaluation count cannot overflow a counter.
+void read_budget(const ParamSource& src, SamplingBudget& b) {
+  if (src.has("max_evaluations")) b.max_evaluations = read_evaluations(src, "max_evaluations");
+  if (src.has("max_seconds")) {
+    b.max_seconds = src.number("max_seconds");
+    try {
+      model::limits::check_real("max_seconds", b.max_seconds, 0, model::limits::kMaxSeconds);
+    } catch (const InputError& e) {
+      src.rethrow(e);
+    }
+  }
+  if (b.max_evaluations == 0 && b.max_seconds == 0) {
+    src.fail("max_evaluations", "max_evaluations and max_seconds are both 0 (no budget)");
+  }
+}
+
+void read_count(const ParamSource& src, std::string_view key, int& field) {
+  if (!src.has(key)) return;
+  const auto v = src.positive_int(key);
+  if (v > 1000000) src.fail(key, "must be <= 1000000");
+  field = static_cast<int>(v);
+}
+
+StrategyEntry random_sampling_entry() {
+  StrategyEntry e;
+  e.name = "random";
+  e.letter = 'R';
+  e.label = "R (random)";
+  e.description = "uniform random sampling of schemes (seed, budget, victory condition)";
+  e.cost_weight = 3.11;
+  e.parse = [](const ParamSource& src) {
+    src.allow({"max_evaluations", "max_seconds", "victory_condition", "batch_size"});
+    RandomSamplingOptions o;
+    read_budget(src, o.budget);
+    if (src.has("victory_condition")) {
+      o.victory_condition = read_evaluations(src, "victory_condition");
+    }
+    read_count(src, "batch_size", o.batch_size);
+    return validated_params(src, "random", o);
+  };
+  e.describe = [](const StrategyParams& p, std::uint64_t seed) -> DescribedParams {
+    const auto& o = p.get<RandomSamplingOptions>();
+    return {{"strategy.seed", std::to_string(seed)},
+            {"strategy.max_evaluations", std::to_string(o.budget.max_evaluations)},
+            {"strategy.max_seconds", number_text(o.budget.max_seconds)},
+            {"strategy.victory_condition", std::to_string(o.victory_condition)},
+            {"strategy.batch_size", std::to_string(o.batch_size)}};
+  };
+  e.make = [](const StrategyParams& p, std::uint64_t seed) -> std::unique_ptr<LayerStrategy> {
+    RandomSamplingOptions o = p.get<RandomSamplingOptions>();
+    o.budget.seed = seed;
+    validate_as("random", [&] { validate(o); });
+    return std::make_unique<RandomSampling>(o);
+  };
+  return e;
 }
 
 }  // namespace kapla::search

@@ -87,4 +87,11 @@ class RandomSampling final : public LayerStrategy {
   RandomSamplingOptions opts_;
 };
 
+/// R's registry entry (registry.cpp).
+StrategyEntry random_sampling_entry();
+/// The budget params R and M share (max_evaluations, max_seconds), read into `b`.
+void read_budget(const ParamSource& src, SamplingBudget& b);
+/// An optional count param in [1, 1000000].
+void read_count(const ParamSource& src, std::string_view key, int& field);
+
 }  // namespace kapla::search

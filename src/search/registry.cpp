@@ -1,132 +1,75 @@
-// The strategy registry: the only file that names every strategy (house-style §3.4).
-#include <algorithm>
-#include <cctype>
+// The strategy registry: the only file that names every strategy, one line each (house-style
+// §3.4). Each strategy's entry lives beside its code.
+#include "search/strategy_registry.hpp"
 
-#include "core/errors.hpp"
+#include <cctype>
+#include <sstream>
+
 #include "search/directive_exhaustive.hpp"
 #include "search/exhaustive.hpp"
 #include "search/guided.hpp"
 #include "search/kapla_solver.hpp"
 #include "search/random_sampling.hpp"
-#include "search/strategy.hpp"
-#include "search/strategy_options.hpp"
-
-#include <cmath>
-#include <sstream>
 
 namespace kapla::search {
 
-const std::vector<StrategyInfo>& strategies() {
-  static const std::vector<StrategyInfo> table{
-      {"exhaustive", 'B', "nn_dataflow exhaustive search (partitions x mappings x loop blocking)", true},
-      {"directive-exhaustive", 'S', "exhaustive search over KAPLA directives", true},
-      {"random", 'R', "uniform random sampling of schemes (seed, budget, victory condition)", true},
-      {"guided", 'M', "guided search: batched simulated annealing, optional surrogate (AutoTVM role)", true},
-      {"kapla", 'K', "KAPLA solver", true},
-  };
-  return table;
+StrategyRegistry builtin_strategies() {
+  StrategyRegistry r;
+  r.add(exhaustive_entry());            // B
+  r.add(directive_exhaustive_entry());  // S
+  r.add(random_sampling_entry());       // R
+  r.add(guided_entry());                // M
+  r.add(kapla_solver_entry());          // K
+  return r;
 }
 
-std::string_view canonical_strategy_name(std::string_view s) {
-  for (const auto& info : strategies()) {
-    if (s == info.name) return info.name;
-    if (s.size() == 1 && std::toupper(static_cast<unsigned char>(s[0])) == info.label) return info.name;
+void StrategyRegistry::add(StrategyEntry entry) {
+  for (const auto& e : entries_) {
+    if (e.name == entry.name || std::toupper(static_cast<unsigned char>(e.letter)) ==
+                                    std::toupper(static_cast<unsigned char>(entry.letter))) {
+      throw InternalError("strategy '" + entry.name + "' (" + entry.letter +
+                          "): name or letter taken by '" + e.name + "'");
+    }
+  }
+  if (!entry.parse || !entry.describe || !entry.make) {
+    throw InternalError("strategy '" + entry.name + "': parse, describe and make are required");
+  }
+  entries_.push_back(std::move(entry));
+}
+
+const StrategyEntry& StrategyRegistry::find(std::string_view s) const {
+  for (const auto& e : entries_) {
+    if (s == e.name) return e;
+    if (s.size() == 1 && std::toupper(static_cast<unsigned char>(s[0])) == e.letter) return e;
   }
   std::string known;
-  for (const auto& info : strategies()) {
+  for (const auto& e : entries_) {
     if (!known.empty()) known += ", ";
-    known += std::string(info.name) + " (" + info.label + ")";
+    known += e.name + " (" + e.letter + ")";
   }
   throw InputError("unknown strategy '" + std::string(s) + "'; known: " + known);
 }
 
-std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_label) {
-  return make_layer_strategy(name_or_label, StrategyOptions{});
+std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_letter) {
+  const auto registry = builtin_strategies();
+  const auto& e = registry.find(name_or_letter);
+  return e.make(e.parse(NoParams{}), 1);
 }
 
-bool operator==(const StrategyOptions& a, const StrategyOptions& b) {
-  const auto& x = a.guided;
-  const auto& y = b.guided;
-  const bool guided_equal =
-      x.budget == y.budget && x.batch_size == y.batch_size && x.num_chains == y.num_chains &&
-      x.initial_fraction == y.initial_fraction && x.random_fraction == y.random_fraction &&
-      x.t_start == y.t_start && x.t_end == y.t_end && x.patience == y.patience &&
-      x.elite == y.elite && x.max_retries == y.max_retries &&
-      x.moves.blocking == y.moves.blocking && x.moves.order == y.moves.order &&
-      x.moves.nld == y.moves.nld && x.moves.partition == y.moves.partition &&
-      x.surrogate == y.surrogate && x.surrogate_candidates == y.surrogate_candidates &&
-      x.surrogate_min_samples == y.surrogate_min_samples && x.ridge_lambda == y.ridge_lambda;
-  return a.seed == b.seed && a.random == b.random && guided_equal && a.kapla == b.kapla;
+std::string number_text(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
 }
 
-void validate(const StrategyOptions& o) {
-  auto at = [](const char* field, auto&& check) {
-    try {
-      check();
-    } catch (const InputError& e) {
-      throw InputError(std::string(field) + ": " + e.what());
-    }
-  };
-  at("random", [&] { validate(o.random); });
-  at("guided", [&] { validate(o.guided); });
-  if (!(o.kapla.capacity_factor > 0 && o.kapla.capacity_factor <= 1)) {
-    throw InputError("kapla: capacity_factor must be in (0, 1]");
-  }
-  if (!(o.kapla.segment_margin >= 0)) throw InputError("kapla: segment_margin must be >= 0");
+std::string flag_text(bool b) { return b ? "true" : "false"; }
+
+StrategyParams parse_no_params(const ParamSource& src) {
+  src.allow({});
+  return {};
 }
 
-std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_label,
-                                                   const StrategyOptions& options) {
-  const auto name = canonical_strategy_name(name_or_label);
-  StrategyOptions o = options;
-  o.random.budget.seed = o.seed;
-  o.guided.budget.seed = o.seed;
-  validate(o);
-  if (name == "exhaustive") return std::make_unique<ExhaustiveStrategy>();
-  if (name == "random") return std::make_unique<RandomSampling>(o.random);
-  if (name == "guided") return std::make_unique<Guided>(o.guided);
-  if (name == "directive-exhaustive") return std::make_unique<DirectiveExhaustive>();
-  if (name == "kapla") return std::make_unique<KaplaSolver>(o.kapla);
-  throw InputError("strategy '" + std::string(name) + "' is not available in this build");
-}
-
-std::vector<std::pair<std::string, std::string>> describe_options(std::string_view strategy,
-                                                                   const StrategyOptions& o) {
-  auto num = [](double v) {
-    std::ostringstream os;
-    os.precision(17);
-    os << v;
-    return os.str();
-  };
-  auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
-  std::vector<std::pair<std::string, std::string>> out;
-  const auto name = canonical_strategy_name(strategy);
-  if (name == "random") {
-    out = {{"strategy.seed", std::to_string(o.seed)},
-           {"strategy.max_evaluations", std::to_string(o.random.budget.max_evaluations)},
-           {"strategy.max_seconds", num(o.random.budget.max_seconds)},
-           {"strategy.victory_condition", std::to_string(o.random.victory_condition)},
-           {"strategy.batch_size", std::to_string(o.random.batch_size)}};
-  } else if (name == "guided") {
-    out = {{"strategy.seed", std::to_string(o.seed)},
-           {"strategy.max_evaluations", std::to_string(o.guided.budget.max_evaluations)},
-           {"strategy.max_seconds", num(o.guided.budget.max_seconds)},
-           {"strategy.batch_size", std::to_string(o.guided.batch_size)},
-           {"strategy.num_chains", std::to_string(o.guided.num_chains)},
-           {"strategy.surrogate", flag(o.guided.surrogate)}};
-  } else if (name == "kapla") {
-    out = {{"strategy.fallback", flag(o.kapla.fallback)},
-           {"strategy.inter_layer_pruning", flag(o.kapla.inter_layer_pruning)},
-           {"strategy.capacity_factor", num(o.kapla.capacity_factor)},
-           {"strategy.segment_selection", flag(o.kapla.segment_selection)},
-           {"strategy.segment_margin", num(o.kapla.segment_margin)},
-           {"strategy.constraint_frontier", flag(o.kapla.constraint_frontier)},
-           {"strategy.refinement",
-            o.kapla.refinement == kapla::Refinement::paper() ? "paper"
-            : o.kapla.refinement == kapla::Refinement{}       ? "kapla"
-                                                                  : "custom"}};
-  }
-  return out;
-}
+DescribedParams describe_no_params(const StrategyParams&, std::uint64_t) { return {}; }
 
 }  // namespace kapla::search

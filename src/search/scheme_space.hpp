@@ -80,6 +80,7 @@ struct NeighbourWeights {
   double order = 2;      // swap two loops' positions at level 0 or 1
   double nld = 1;        // another NLD of the same partition (blocking projected)
   double partition = 1;  // another partition (NLD index kept if possible, blocking projected)
+  friend bool operator==(const NeighbourWeights&, const NeighbourWeights&) = default;
 };
 
 // ---- The space ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-// The per-layer search interface every strategy implements, and the registry of strategies
-// (house-style §3.4, §3.12). A strategy schedules ONE layer under one condition (the reference's
+// The per-layer search interface every strategy implements (house-style §3.4, §3.12; the
+// registry of strategies is strategy_registry.hpp). A strategy schedules ONE layer under one condition (the reference's
 // SchedulingCondition: resource, constraint, ifmap layout); the network-level search
 // (schedule/network_search.hpp) calls it for every layer of every segment.
 // Strategy names: exhaustive (B), directive-exhaustive (S), random (R), guided (M), kapla (K).
@@ -18,6 +18,7 @@
 #include "pricing/layer_problem.hpp"
 #include "pricing/layer_schedule.hpp"
 #include "search/anytime_curve.hpp"
+#include "search/strategy_registry.hpp"
 
 namespace kapla::search {
 
@@ -113,28 +114,5 @@ class LayerStrategy {
   /// those of one that already succeeded (K: the hint frontier of kapla-spec.md §4.4).
   virtual bool uses_constraint_frontier() const { return false; }
 };
-
-/// Registry entry.
-struct StrategyInfo {
-  std::string_view name;
-  char label;
-  std::string_view description;
-  bool available;  // implemented in this build
-};
-
-/// All strategies, in table order (B, S, R, M, K).
-const std::vector<StrategyInfo>& strategies();
-/// The canonical name of a strategy given its name or letter (case-insensitive letter);
-/// InputError listing the known names otherwise.
-std::string_view canonical_strategy_name(std::string_view name_or_label);
-/// A per-layer strategy by name or letter; InputError for unknown or unavailable ones.
-/// Default options (seed 1, default budgets).
-std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_label);
-
-struct StrategyOptions;  // search/strategy_options.hpp
-/// The same with options (seed and per-strategy knobs; validated, InputError naming the
-/// field). Each strategy reads only its own part.
-std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_label,
-                                                   const StrategyOptions& options);
 
 }  // namespace kapla::search

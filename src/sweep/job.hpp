@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/options.hpp"
-#include "search/strategy_options.hpp"
+#include "search/strategy_registry.hpp"
 
 namespace kapla::sweep {
 
@@ -19,14 +19,13 @@ struct HardwareAxis {
 };
 
 /// One strategy axis entry: a registry name plus strategy-specific parameters, kept as
-/// canonical JSON text that only the strategy adapter interprets ("" when there are none).
-/// The sweep never looks inside, so a new strategy needs no change here: io/job_json parses
-/// `params` into `options` (typed, validated), which the strategy adapter passes on; the seed
-/// in `options` is replaced by each tuple's search seed.
+/// canonical JSON text ("" when there are none; part of the tuple key) and as the registry
+/// entry's parsed, opaque value (empty = the entry's defaults). The sweep never looks inside,
+/// so a new strategy needs no change here.
 struct StrategyAxis {
   std::string name;
   std::string params;
-  search::StrategyOptions options;
+  search::StrategyParams options;
   friend bool operator==(const StrategyAxis&, const StrategyAxis&) = default;
 };
 
@@ -62,7 +61,7 @@ struct Tuple {
   std::string hardware;
   std::string strategy;
   std::string strategy_params;
-  search::StrategyOptions strategy_options;  // parsed strategy_params (seed: see tuple_seed)
+  search::StrategyParams strategy_options;  // parsed strategy_params; empty = the defaults
   std::int64_t batch = 1;
   std::uint64_t seed = 1;  // the job seed of this tuple
 

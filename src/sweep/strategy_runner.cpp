@@ -13,7 +13,6 @@
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/strategy.hpp"
-#include "search/strategy_options.hpp"
 
 namespace kapla::sweep {
 namespace {
@@ -34,31 +33,26 @@ std::string dim_text(const T& d) {
 
 class StrategyRunner final : public TupleRunner {
  public:
-  StrategyRunner(const SweepSpec& spec, ModelLoaders loaders)
-      : options_(spec.options), loaders_(std::move(loaders)) {}
+  StrategyRunner(const SweepSpec& spec, ModelLoaders loaders, search::StrategyRegistry registry)
+      : options_(spec.options), loaders_(std::move(loaders)), registry_(std::move(registry)) {}
 
   void check(const Tuple& t) const override {
     // A systolic array refuses back-propagation networks and the upstream cost model.
     model::check_array_mapping(hardware(t.hardware), network(t.network), options_.cost_model);
-    const auto name = search::canonical_strategy_name(t.strategy);
-    // InputError if not available in this build or the options are invalid.
-    (void)search::make_layer_strategy(name, t.strategy_options);
+    // InputError if the strategy is unknown or its params are invalid.
+    (void)make(t, 1);
   }
 
   // Estimated CPU seconds on one thread (dispatch: longest first; --dry-run; the ETA). Search
   // time grows with the layers to schedule, with the node array (partition choices), with
-  // inter-layer pipelining on a node array (segments), and with the strategy's thoroughness.
-  // The constants are fitted by scripts/fit_tuple_estimate.py to 103 measured tuple times
-  // (docs/data/tuple_times.csv): median 2.5x off, 90 % within 11x (docs/sweep.md "Dry run").
+  // inter-layer pipelining on a node array (segments), and with the strategy's thoroughness
+  // (its entry's cost_weight). The constants are fitted by scripts/fit_tuple_estimate.py to 103
+  // measured tuple times (docs/data/tuple_times.csv): median 2.5x off, 90 % within 11x
+  // (docs/sweep.md "Dry run").
   double estimate_cost(const Tuple& t) const override {
     const auto& net = network(t.network);
     const auto& hw = hardware(t.hardware);
-    const auto name = search::canonical_strategy_name(t.strategy);
-    const double strategy_factor = name == "directive-exhaustive" ? 9.31
-                                   : name == "guided"             ? 6.98
-                                   : name == "exhaustive"         ? 5.67
-                                   : name == "random"             ? 3.11
-                                                                  : 1;
+    const double strategy_factor = registry_.find(t.strategy).cost_weight;
     const double nodes = static_cast<double>(hw.nodes.size());
     const double pipelining = options_.partition_interlayer && nodes > 1 ? 5.91 : 1;
     constexpr double kSecondsPerLayerNode = 2.35e-4;
@@ -69,11 +63,8 @@ class StrategyRunner final : public TupleRunner {
   TupleResult run(const Tuple& t, const RunContext& ctx) const override {
     const model::Network& net = network(t.network);
     const model::Hardware& hw = hardware(t.hardware);
-    const auto name = search::canonical_strategy_name(t.strategy);
     // The tuple's search seed (tuple_seed: job seed mixed with the key) seeds R and M.
-    search::StrategyOptions so = t.strategy_options;
-    so.seed = ctx.seed;
-    const auto strategy = search::make_layer_strategy(name, so);
+    const auto strategy = make(t, ctx.seed);
     schedule::NetworkSearchOptions nso;
     nso.options = options_;
     nso.costs = hw.costs;
@@ -88,7 +79,8 @@ class StrategyRunner final : public TupleRunner {
                                                 *strategy, nso);
     TupleResult r;
     r.resolved = resolved(hw);
-    for (auto& kv : search::describe_options(name, so)) r.resolved.push_back(std::move(kv));
+    const auto& entry = registry_.find(t.strategy);
+    for (auto& kv : entry.describe(params_of(t), ctx.seed)) r.resolved.push_back(std::move(kv));
     const auto& st = found.stats;
     auto stat = [&](const char* key, auto v) {
       r.resolved.emplace_back(std::string("stats.") + key, std::to_string(v));
@@ -201,8 +193,19 @@ class StrategyRunner final : public TupleRunner {
     return it->second;
   }
 
+  // The tuple's params, or its entry's defaults when the job gave none.
+  search::StrategyParams params_of(const Tuple& t) const {
+    if (!t.strategy_options.empty()) return t.strategy_options;
+    return registry_.find(t.strategy).parse(search::NoParams{});
+  }
+
+  std::unique_ptr<search::LayerStrategy> make(const Tuple& t, std::uint64_t seed) const {
+    return registry_.find(t.strategy).make(params_of(t), seed);
+  }
+
   model::SearchOptions options_;
   ModelLoaders loaders_;
+  search::StrategyRegistry registry_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, model::Network> networks_;  // std::map: references stay valid
   mutable std::map<std::string, model::Hardware> hardware_;
@@ -210,8 +213,9 @@ class StrategyRunner final : public TupleRunner {
 
 }  // namespace
 
-std::unique_ptr<TupleRunner> make_strategy_runner(const SweepSpec& spec, ModelLoaders loaders) {
-  return std::make_unique<StrategyRunner>(spec, std::move(loaders));
+std::unique_ptr<TupleRunner> make_strategy_runner(const SweepSpec& spec, ModelLoaders loaders,
+                                                  search::StrategyRegistry registry) {
+  return std::make_unique<StrategyRunner>(spec, std::move(loaders), std::move(registry));
 }
 
 }  // namespace kapla::sweep

@@ -9,6 +9,7 @@
 
 #include "model/hardware.hpp"
 #include "model/network.hpp"
+#include "search/strategy_registry.hpp"
 #include "sweep/job.hpp"
 #include "sweep/tuple_runner.hpp"
 
@@ -19,6 +20,9 @@ struct ModelLoaders {
   std::function<model::Hardware(const std::string&)> hardware;
 };
 
-std::unique_ptr<TupleRunner> make_strategy_runner(const SweepSpec& spec, ModelLoaders loaders);
+/// Tuples name strategies of `registry` (kapla's own unless a test brings its own).
+std::unique_ptr<TupleRunner> make_strategy_runner(
+    const SweepSpec& spec, ModelLoaders loaders,
+    search::StrategyRegistry registry = search::builtin_strategies());
 
 }  // namespace kapla::sweep

@@ -6,6 +6,8 @@
 
 #include "core/errors.hpp"
 #include "io/job_json.hpp"
+#include "search/kapla_solver.hpp"
+#include "search/random_sampling.hpp"
 
 namespace kapla::io {
 namespace {
@@ -40,8 +42,9 @@ TEST(job_json, parses_a_valid_job) {
   EXPECT_EQ(spec.hardware[1].batches, (std::vector<std::int64_t>{1, 2}));
   ASSERT_EQ(spec.strategies.size(), 2u);
   EXPECT_EQ(spec.strategies[1].params, R"({"max_evaluations":100})");
-  EXPECT_EQ(spec.strategies[1].options.random.budget.max_evaluations, 100);
-  EXPECT_EQ(spec.strategies[0].options, search::StrategyOptions{});
+  EXPECT_EQ(spec.strategies[1].options.get<search::RandomSamplingOptions>().budget.max_evaluations,
+            100);
+  EXPECT_EQ(spec.strategies[0].options, search::StrategyParams{});
   EXPECT_EQ(spec.seeds, (std::vector<std::uint64_t>{1, 7}));
   EXPECT_EQ(spec.options.opt_goal, model::Goal::EnergyDelay);
   EXPECT_TRUE(spec.options.partition_hybrid);
@@ -140,7 +143,8 @@ TEST(job_json, kapla_params_select_inter_layer_options_and_variant) {
   text.replace(at, from.size(),
                R"({"name": "kapla", "params": {"segment_selection": true, "segment_margin": 0,
                    "constraint_frontier": true, "refinement": "paper"}},)");
-  const auto k = parse_job_text(text, "jobs/k.json").strategies[0].options.kapla;
+  const auto k =
+      parse_job_text(text, "jobs/k.json").strategies[0].options.get<search::KaplaSolverOptions>();
   EXPECT_TRUE(k.segment_selection);
   EXPECT_EQ(k.segment_margin, 0.0);
   EXPECT_TRUE(k.constraint_frontier);

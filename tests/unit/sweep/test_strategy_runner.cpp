@@ -12,6 +12,7 @@
 #include <string>
 
 #include "io/catalog.hpp"
+#include "io/strategy_params_json.hpp"
 #include "sweep/job.hpp"
 #include "sweep/strategy_runner.hpp"
 
@@ -38,7 +39,7 @@ std::unique_ptr<TupleRunner> runner(const model::SearchOptions& options) {
 }
 
 Tuple tuple(std::string net, std::string hw, std::int64_t batch, std::string strategy,
-            std::uint64_t seed, search::StrategyOptions so = {}, std::string params = "") {
+            std::uint64_t seed, search::StrategyParams so = {}, std::string params = "") {
   Tuple t;
   t.network = std::move(net);
   t.hardware = std::move(hw);
@@ -84,19 +85,22 @@ bool same_search(const TupleResult& a, const TupleResult& b) {
   return true;
 }
 
-search::StrategyOptions small_budget() {
-  search::StrategyOptions so;
-  so.random.budget.max_evaluations = 40;
-  so.guided.budget.max_evaluations = 40;
-  return so;
+// A strategy's params as a job file would give them.
+search::StrategyParams params(const std::string& strategy, const std::string& json_text) {
+  const auto j = nlohmann::json::parse(json_text);
+  return io::parse_strategy_params(search::builtin_strategies().find(strategy), j, "params");
+}
+
+search::StrategyParams small_budget(const std::string& strategy) {
+  return params(strategy, R"({"max_evaluations": 40})");
 }
 
 TEST(sweep_strategy_runner, seed_reaches_random_and_guided) {
   const auto r = runner(model::SearchOptions{});
   for (const char* s : {"random", "guided"}) {
-    const auto a = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(), "{}"));
-    const auto a2 = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(), "{}"));
-    const auto b = run(*r, tuple("mlp_s", "edge", 1, s, 2, small_budget(), "{}"));
+    const auto a = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(s), "{}"));
+    const auto a2 = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(s), "{}"));
+    const auto b = run(*r, tuple("mlp_s", "edge", 1, s, 2, small_budget(s), "{}"));
     ASSERT_EQ(a.status, TupleStatus::Ok) << s << ": " << a.message;
     EXPECT_TRUE(same_search(a, a2)) << s << ": same seed, different results";
     EXPECT_FALSE(same_search(a, b)) << s << ": seeds 1 and 2 gave identical results";
@@ -108,9 +112,8 @@ TEST(sweep_strategy_runner, seed_reaches_random_and_guided) {
 
 TEST(sweep_strategy_runner, budget_param_reaches_the_strategy) {
   const auto r = runner(model::SearchOptions{});
-  auto more = small_budget();
-  more.random.budget.max_evaluations = 80;
-  const auto a = run(*r, tuple("mlp_s", "edge", 1, "random", 1, small_budget(), "{}"));
+  const auto more = params("random", R"({"max_evaluations": 80})");
+  const auto a = run(*r, tuple("mlp_s", "edge", 1, "random", 1, small_budget("random"), "{}"));
   const auto b = run(*r, tuple("mlp_s", "edge", 1, "random", 1, more, "{}"));
   ASSERT_EQ(a.status, TupleStatus::Ok);
   EXPECT_EQ(a.stats.evaluated, resolved_int(a, "stats.schemes_evaluated"));
@@ -122,7 +125,7 @@ TEST(sweep_strategy_runner, budget_param_reaches_the_strategy) {
 TEST(sweep_strategy_runner, curves_and_counts_for_sampling_strategies) {
   const auto r = runner(model::SearchOptions{});
   for (const char* s : {"random", "guided"}) {
-    const auto a = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(), "{}"));
+    const auto a = run(*r, tuple("mlp_s", "edge", 1, s, 1, small_budget(s), "{}"));
     ASSERT_EQ(a.status, TupleStatus::Ok);
     ASSERT_FALSE(a.stats.curve.empty()) << s;
     EXPECT_GT(a.stats.evaluated, 0);
@@ -153,8 +156,7 @@ TEST(sweep_strategy_runner, curves_and_counts_for_sampling_strategies) {
 
 TEST(sweep_strategy_runner, kapla_pruning_counts) {
   const auto r = runner(inference_options());
-  search::StrategyOptions off;
-  off.kapla.inter_layer_pruning = false;
+  const auto off = params("kapla", R"({"inter_layer_pruning": false})");
   const auto b = run(*r, tuple("mlp_m", "cloud4x4", 16, "exhaustive", 1));
   const auto k_off = run(*r, tuple("mlp_m", "cloud4x4", 16, "kapla", 1, off, "{}"));
   const auto k = run(*r, tuple("mlp_m", "cloud4x4", 16, "kapla", 1));

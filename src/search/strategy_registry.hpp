@@ -142,7 +142,8 @@ class NoParams final : public ParamSource {
 };
 
 /// The text of a described number (17 significant digits: parses back to the same double) and
-/// of a flag ("true", "false").
+/// of a flag ("true", "false"). Not core/number_text.hpp's shortest form: results files store
+/// these texts and resume compares them, so they stay byte-identical to what older runs wrote.
 std::string number_text(double v);
 std::string flag_text(bool b);
 

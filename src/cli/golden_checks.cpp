@@ -7,7 +7,7 @@
 
 #include "io/golden_record.hpp"
 #include "pricing/fixed_scheme.hpp"
-#include "schedule/network_search.hpp"
+#include "schedule/run_network.hpp"
 #include "search/exhaustive.hpp"
 #include "search/strategy.hpp"
 
@@ -132,12 +132,11 @@ GoldenCheck check_network_run(const json& rec, int threads, const NetworkLoader&
   }
   const auto in = golden::parse_network_run(rec);
   const auto net = load_network(in.net);
-  schedule::NetworkSearchOptions opts;
-  opts.options = in.options;
-  opts.costs = in.cost;
-  opts.num_threads = threads;
   search::ExhaustiveStrategy b;
-  const auto res = schedule::network_search(net, in.batch, in.resource, b, opts);
+  schedule::RunControls controls;
+  controls.num_threads = threads;
+  const auto res =
+      schedule::run_network(net, in.resource, in.cost, b, in.options, in.batch, controls);
   if (res.tops.empty()) {
     cmp.fail("no valid schedule found");
     return cmp.result();

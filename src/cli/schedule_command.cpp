@@ -29,7 +29,7 @@
 #include "io/options_json.hpp"
 #include "model/limits.hpp"
 #include "model/options.hpp"
-#include "schedule/network_search.hpp"
+#include "schedule/run_network.hpp"
 #include "schedule/resource_builder.hpp"
 #include "io/strategy_params_json.hpp"
 #include "search/kapla/directives.hpp"
@@ -385,22 +385,17 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   const search::StrategyParams params = strategy_params(a, entry);
   const auto described = entry.describe(params, a.seed);
   const auto strategy = entry.make(params, a.seed);
-  const mapping::Resource resource = schedule::build_resource(hw);
+  hw.costs = costs;  // with the cost flags
 
-  schedule::NetworkSearchOptions nso;
-  nso.options = options;
-  nso.costs = costs;
-  nso.num_threads = a.threads;
-  // The strategy's inter-layer pruning and selection (K); empty for the others.
-  nso.segment_filter = schedule::strategy_segment_filter(*strategy, net, a.batch, costs, options);
-  if (strategy->uses_constraint_frontier()) nso.constraint_frontier = true;
   ScheduleProgress progress(a.quiet                        ? ScheduleProgress::Mode::Quiet
                             : ::isatty(2) && !a.verbose ? ScheduleProgress::Mode::Live
                                                         : ScheduleProgress::Mode::Log,
                             std::cerr, net, a.verbose ? 0 : 10);
-  nso.progress = std::ref(progress);
+  schedule::RunControls controls;
+  controls.num_threads = a.threads;
+  controls.progress = std::ref(progress);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto result = schedule::network_search(net, a.batch, resource, *strategy, nso);
+  const auto result = schedule::run_network(net, hw, *strategy, options, a.batch, controls);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.finish();
 
@@ -438,6 +433,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     // Each layer's chosen scheme (partition, nested loop, blocking) as KAPLA directives; the
     // lowering is the same for every strategy (it reads only the scheme).
     std::cout << "\ndirectives\n";
+    const mapping::Resource resource = schedule::build_resource(hw);
     for (std::size_t l : best.order()) {
       pricing::LayerProblem p;
       p.layer = net.layer(l);

@@ -43,7 +43,8 @@ struct NetworkSearchOptions {
   /// Reuse per-layer search results for identical conditions (the reference memoises
   /// Scheduling.schedule_search too; no numeric effect).
   bool cache_layer_searches = true;
-  /// Inter-layer pruning (strategy_segment_filter); empty = search every segment/constraint.
+  /// Inter-layer pruning (segment_filter_of a strategy's InterLayerPruning, applied by
+  /// run_network); empty = search every segment/constraint.
   SegmentFilter segment_filter;
   /// Cooperative stop (a tuple time limit, a signal); empty = never. Polled before and after
   /// every per-layer search and handed to the strategy (search::SearchContext::stop), which

@@ -25,23 +25,6 @@ pricing::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::siz
 
 }  // namespace
 
-SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
-                                      const model::Network& net, std::int64_t batch) {
-  SegmentFilter f;
-  if (!strategy.prunes_constraints()) return f;
-  f.constraint = [&strategy, &net, batch](const PipelineSegment& seg, const SegmentConstraint& c) {
-    for (std::size_t sp = 0; sp < seg.size(); ++sp) {
-      for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-        pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
-        p.constraint = layer_constraint(c.layers[sp][tm]);
-        if (!strategy.constraint_may_fit(p)) return false;
-      }
-    }
-    return true;
-  };
-  return f;
-}
-
 search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const model::Network& net,
                                            std::int64_t batch, const model::UnitCosts& costs,
                                            const model::SearchOptions& options,
@@ -66,20 +49,37 @@ search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const mod
   return c;
 }
 
-SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
-                                      const model::Network& net, std::int64_t batch,
-                                      const model::UnitCosts& costs,
-                                      const model::SearchOptions& options) {
-  SegmentFilter f = strategy_segment_filter(strategy, net, batch);
-  f.segments = [&strategy, &net, batch, costs, options](const std::vector<const PipelineSegment*>& segs) {
-    const auto order = build_sched_dag(net).ordered_layers();
-    std::vector<std::size_t> pos(net.size(), 0);
-    for (std::size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
-    std::vector<search::SegmentCandidate> cands;
-    cands.reserve(segs.size());
-    for (const auto* s : segs) cands.push_back(segment_candidate(*s, net, batch, costs, options, pos));
-    return strategy.select_segments(cands, order.size());
-  };
+SegmentFilter segment_filter_of(const search::InterLayerPruning& pruning,
+                                const model::Network& net, std::int64_t batch,
+                                const model::UnitCosts& costs, const model::SearchOptions& options) {
+  SegmentFilter f;
+  if (pruning.constraint_may_fit) {
+    f.constraint = [may_fit = pruning.constraint_may_fit, &net, batch](
+                       const PipelineSegment& seg, const SegmentConstraint& c) {
+      for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+        for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+          pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
+          p.constraint = layer_constraint(c.layers[sp][tm]);
+          if (!may_fit(p)) return false;
+        }
+      }
+      return true;
+    };
+  }
+  if (pruning.select_segments) {
+    f.segments = [select = pruning.select_segments, &net, batch, costs,
+                  options](const std::vector<const PipelineSegment*>& segs) {
+      const auto order = build_sched_dag(net).ordered_layers();
+      std::vector<std::size_t> pos(net.size(), 0);
+      for (std::size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
+      std::vector<search::SegmentCandidate> cands;
+      cands.reserve(segs.size());
+      for (const auto* s : segs) {
+        cands.push_back(segment_candidate(*s, net, batch, costs, options, pos));
+      }
+      return select(cands, order.size());
+    };
+  }
   return f;
 }
 

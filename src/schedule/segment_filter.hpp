@@ -24,22 +24,16 @@ struct SegmentFilter {
   bool empty() const { return !segments && !constraint; }
 };
 
-/// The filter a strategy asks for, or an empty one: with LayerStrategy::prunes_constraints(),
-/// a (segment, constraint) pair is dropped when constraint_may_fit() is false for one of its
-/// layers (on its allocated resource; a lazily resolved topofm counts as unconstrained). No
-/// segment filter (see the overload below).
-/// `strategy` and `net` must outlive the filter.
-SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
-                                      const model::Network& net, std::int64_t batch);
-
-/// The same plus the strategy's segment selection (LayerStrategy::select_segments, K:
-/// kapla-spec.md §4.3), which needs the costs and options the layers are priced with. The
-/// segments are offered with their constraints (options.layer_pipeline_time_ovhd) and their
-/// positions in the scheduling order. `strategy` and `net` must outlive the filter.
-SegmentFilter strategy_segment_filter(const search::LayerStrategy& strategy,
-                                      const model::Network& net, std::int64_t batch,
-                                      const model::UnitCosts& costs,
-                                      const model::SearchOptions& options);
+/// The filter of a strategy's inter-layer pruning (empty if it prunes nothing): a (segment,
+/// constraint) pair is dropped when pruning.constraint_may_fit is false for one of its layers
+/// (on its allocated resource; a lazily resolved topofm counts as unconstrained), and segments
+/// by pruning.select_segments, offered with their constraints
+/// (options.layer_pipeline_time_ovhd), the costs and options the layers are priced with, and
+/// their positions in the scheduling order. `net` (and what the pruning refers to) must
+/// outlive the filter. Callers normally let run_network (run_network.hpp) apply it.
+SegmentFilter segment_filter_of(const search::InterLayerPruning& pruning,
+                                const model::Network& net, std::int64_t batch,
+                                const model::UnitCosts& costs, const model::SearchOptions& options);
 
 /// A segment as the strategy sees it: each layer on its allocated resource, its constraints
 /// (a lazily resolved topofm = 0), its positions in the scheduling order `pos` (per layer).

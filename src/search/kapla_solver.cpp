@@ -62,9 +62,22 @@ bool KaplaSolver::constraint_may_fit(const pricing::LayerProblem& problem) const
   return kapla::occupancy_may_fit(q);
 }
 
+InterLayerPruning KaplaSolver::inter_layer_pruning() const {
+  InterLayerPruning p;
+  if (opts_.inter_layer_pruning) {
+    p.constraint_may_fit = [this](const pricing::LayerProblem& q) { return constraint_may_fit(q); };
+  }
+  if (opts_.segment_selection) {
+    p.select_segments = [this](const std::vector<SegmentCandidate>& segs, std::size_t n) {
+      return select_segments(segs, n);
+    };
+  }
+  p.constraint_frontier = opts_.constraint_frontier;
+  return p;
+}
+
 std::vector<bool> KaplaSolver::select_segments(const std::vector<SegmentCandidate>& segments,
                                                std::size_t num_layers) const {
-  if (!opts_.segment_selection) return LayerStrategy::select_segments(segments, num_layers);
   kapla::SegmentEstimateOptions eo;
   eo.capacity_factor = opts_.capacity_factor;
   eo.chain_margin = opts_.segment_margin;

@@ -24,7 +24,7 @@ struct KaplaSolverOptions {
   /// (1 + margin) of the cheapest (not in the paper; 0 = the paper's 4 chains only; 0.05
   /// lost nothing on AlexNet where 0 lost 0.3 %, docs/kapla_inter_layer.md §4).
   double segment_margin = 0.05;
-  /// The hint frontier of §4.4 (uses_constraint_frontier()): skip a segment's constraints whose
+  /// The hint frontier of §4.4: skip a segment's constraints whose
   /// hints dominate those of one that already succeeded.
   bool constraint_frontier = false;
   /// K's steps beyond the paper (docs/kapla.md §4); Refinement::paper() = the paper's greedy.
@@ -40,14 +40,15 @@ class KaplaSolver final : public LayerStrategy {
   /// The best schedule K found, then (ntops > 1) the next best distinct ones it priced.
   std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
                                              const SearchContext& ctx) const override;
-  bool prunes_constraints() const override { return opts_.inter_layer_pruning; }
+  /// The occupancy check (with inter_layer_pruning), the segment selection (with
+  /// segment_selection) and the hint frontier (with constraint_frontier), each as below.
+  InterLayerPruning inter_layer_pruning() const override;
   /// The §4.2 occupancy check (kapla::occupancy_may_fit) for pipelined constraints
   /// (topbat > 0; the reference checks only those); true otherwise.
-  bool constraint_may_fit(const pricing::LayerProblem& problem) const override;
-  /// kapla::choose_segments with the §4.3 estimate when options().segment_selection.
+  bool constraint_may_fit(const pricing::LayerProblem& problem) const;
+  /// kapla::choose_segments with the §4.3 estimate.
   std::vector<bool> select_segments(const std::vector<SegmentCandidate>& segments,
-                                    std::size_t num_layers) const override;
-  bool uses_constraint_frontier() const override { return opts_.constraint_frontier; }
+                                    std::size_t num_layers) const;
   const KaplaSolverOptions& options() const { return opts_; }
 
  private:

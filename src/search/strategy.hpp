@@ -18,6 +18,7 @@
 #include "pricing/layer_problem.hpp"
 #include "pricing/layer_schedule.hpp"
 #include "search/anytime_curve.hpp"
+#include "search/inter_layer_pruning.hpp"
 #include "search/strategy_registry.hpp"
 
 namespace kapla::search {
@@ -62,19 +63,6 @@ struct SearchContext {
   bool stop_requested() const { return stop != nullptr && (*stop)(); }
 };
 
-/// One pipelining segment offered to LayerStrategy::select_segments, on plain values (search
-/// does not know schedule::PipelineSegment). Layers in the segment's (spatial, temporal) order.
-struct SegmentCandidate {
-  std::size_t first = 0;  // positions of its first and last layer in the scheduling order
-  std::size_t last = 0;
-  /// Each layer on its allocated resource (batch, costs, options set; constraint unset).
-  std::vector<pricing::LayerProblem> layers;
-  /// The segment's constraints in generation order, one pricing::LayerConstraint per layer (a
-  /// topofm taken lazily from another layer's result is 0 = unconstrained).
-  std::vector<std::vector<pricing::LayerConstraint>> constraints;
-  bool single_layer() const { return layers.size() == 1; }
-};
-
 /// A per-layer strategy: configured at construction, no live state, one instance serves
 /// every layer and thread.
 class LayerStrategy {
@@ -97,22 +85,9 @@ class LayerStrategy {
                             const SearchContext& ctx) const {
     for (const auto& p : problems) prepare(p, ctx);
   }
-  /// Optional inter-layer pruning (K: kapla-spec.md §4.2). Whether the strategy wants the
-  /// network search to drop (segment, constraint) pairs by constraint_may_fit().
-  virtual bool prunes_constraints() const { return false; }
-  /// Conservative: false only if problem.layer certainly cannot fit on problem.resource under
-  /// problem.constraint (so search() would find nothing). Ignores the ifmap layout. Default true.
-  virtual bool constraint_may_fit(const pricing::LayerProblem& /*problem*/) const { return true; }
-  /// Optional segment selection (K: kapla-spec.md §4.3): a keep-flag per segment of a network
-  /// whose scheduling order has `num_layers` layers. Must keep enough segments to cover the
-  /// network (K keeps every single-layer one) and be deterministic. Default: keep all.
-  virtual std::vector<bool> select_segments(const std::vector<SegmentCandidate>& segments,
-                                            std::size_t /*num_layers*/) const {
-    return std::vector<bool>(segments.size(), true);
-  }
-  /// Whether the network search should skip a segment's constraints whose hints dominate
-  /// those of one that already succeeded (K: the hint frontier of kapla-spec.md §4.4).
-  virtual bool uses_constraint_frontier() const { return false; }
+  /// Optional: how the network run may prune segments and constraints before searching
+  /// (K's §4.2-4.4); the default prunes nothing. The result may refer to this strategy.
+  virtual InterLayerPruning inter_layer_pruning() const { return {}; }
 };
 
 }  // namespace kapla::search

@@ -10,8 +10,7 @@
 
 #include "core/errors.hpp"
 #include "schedule/layer_text.hpp"
-#include "schedule/network_search.hpp"
-#include "schedule/resource_builder.hpp"
+#include "schedule/run_network.hpp"
 #include "search/strategy.hpp"
 
 namespace kapla::sweep {
@@ -65,18 +64,11 @@ class StrategyRunner final : public TupleRunner {
     const model::Hardware& hw = hardware(t.hardware);
     // The tuple's search seed (tuple_seed: job seed mixed with the key) seeds R and M.
     const auto strategy = make(t, ctx.seed);
-    schedule::NetworkSearchOptions nso;
-    nso.options = options_;
-    nso.costs = hw.costs;
-    nso.num_threads = ctx.num_threads;
-    nso.constraint_frontier = options_.cost_model == model::CostModelVariant::Tangram ||
-                              strategy->uses_constraint_frontier();
-    nso.segment_filter =
-        schedule::strategy_segment_filter(*strategy, net, t.batch, hw.costs, options_);
+    schedule::RunControls controls;
+    controls.num_threads = ctx.num_threads;
     // Polled between and inside the layer searches (a relaxed load and a clock read).
-    nso.stop = [&ctx] { return ctx.stop_due() || ctx.past_deadline(); };
-    const auto found = schedule::network_search(net, t.batch, schedule::build_resource(hw),
-                                                *strategy, nso);
+    controls.stop = [&ctx] { return ctx.stop_due() || ctx.past_deadline(); };
+    const auto found = schedule::run_network(net, hw, *strategy, options_, t.batch, controls);
     TupleResult r;
     r.resolved = resolved(hw);
     const auto& entry = registry_.find(t.strategy);

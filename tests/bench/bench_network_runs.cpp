@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "io/golden_record.hpp"
-#include "schedule/network_search.hpp"
+#include "schedule/run_network.hpp"
 #include "search/exhaustive.hpp"
 #include "zoo_network.hpp"
 
@@ -40,13 +40,12 @@ int main(int argc, char** argv) {
     if (ref > max_ref) continue;
     const auto in = io::golden::parse_network_run(rec);
     const auto net = test::zoo_network("nn_zoo.json", in.net);
-    schedule::NetworkSearchOptions opts;
-    opts.options = in.options;
-    opts.costs = in.cost;
-    opts.num_threads = threads;
     search::ExhaustiveStrategy b;
+    schedule::RunControls controls;
+    controls.num_threads = threads;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto res = schedule::network_search(net, in.batch, in.resource, b, opts);
+    const auto res =
+        schedule::run_network(net, in.resource, in.cost, b, in.options, in.batch, controls);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const bool match = !res.tops.empty() &&
                        io::golden::rel_equal(res.tops[0].total_cost(),

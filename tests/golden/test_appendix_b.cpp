@@ -8,8 +8,7 @@
 
 #include "io/golden_record.hpp"
 #include "model/hardware.hpp"
-#include "schedule/network_search.hpp"
-#include "schedule/resource_builder.hpp"
+#include "schedule/run_network.hpp"
 #include "search/exhaustive.hpp"
 #include "zoo_network.hpp"
 
@@ -115,11 +114,8 @@ class AppendixB : public ::testing::TestWithParam<std::size_t> {};
 TEST_P(AppendixB, TotalsAndSegmentTimes) {
   const auto x = vectors()[GetParam()];
   const auto net = test::zoo_network("nn_zoo.json", x.net);
-  schedule::NetworkSearchOptions opts;
-  opts.options = x.options;
-  opts.costs = x.hw.costs;
   search::ExhaustiveStrategy b;
-  const auto res = schedule::network_search(net, x.batch, schedule::build_resource(x.hw), b, opts);
+  const auto res = schedule::run_network(net, x.hw, b, x.options, x.batch);
   ASSERT_FALSE(res.tops.empty()) << x.name;
   const auto& best = res.tops.front();
   if (x.memo_bug) {

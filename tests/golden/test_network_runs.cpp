@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "io/golden_record.hpp"
-#include "schedule/network_search.hpp"
+#include "schedule/run_network.hpp"
 #include "search/exhaustive.hpp"
 #include "zoo_network.hpp"
 
@@ -54,12 +54,10 @@ std::string run_id(const json& r) {
 schedule::NetworkSearchResult search(const json& rec, int threads) {
   const auto in = io::golden::parse_network_run(rec);
   const auto net = test::zoo_network("nn_zoo.json", in.net);
-  schedule::NetworkSearchOptions opts;
-  opts.options = in.options;
-  opts.costs = in.cost;
-  opts.num_threads = threads;
   search::ExhaustiveStrategy b;
-  return schedule::network_search(net, in.batch, in.resource, b, opts);
+  schedule::RunControls controls;
+  controls.num_threads = threads;
+  return schedule::run_network(net, in.resource, in.cost, b, in.options, in.batch, controls);
 }
 
 class NetworkRun : public ::testing::TestWithParam<std::size_t> {};

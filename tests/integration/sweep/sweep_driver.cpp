@@ -29,8 +29,7 @@
 #include "io/catalog.hpp"
 #include "io/hdf5_reader.hpp"
 #include "mapping/gen_partition.hpp"
-#include "schedule/network_search.hpp"
-#include "schedule/resource_builder.hpp"
+#include "schedule/run_network.hpp"
 #include "search/exhaustive.hpp"
 #include "sweep/assign.hpp"
 
@@ -223,12 +222,11 @@ int main(int argc, char** argv) {
     const io::Catalog catalog(KAPLA_DATA_DIR);
     const auto net = catalog.load_network(lp_net);
     const auto hw = catalog.load_hardware(lp_hw);
-    schedule::NetworkSearchOptions nso;
-    nso.options = lp_preset == "default" ? model::SearchOptions{} : model::kapla_option_preset(lp_preset);
-    nso.costs = hw.costs;
+    const auto options =
+        lp_preset == "default" ? model::SearchOptions{} : model::kapla_option_preset(lp_preset);
     TimedExhaustive b;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto res = schedule::network_search(net, lp_batch, schedule::build_resource(hw), b, nso);
+    const auto res = schedule::run_network(net, hw, b, options, lp_batch);
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     auto calls = b.calls;
     double searches = 0;

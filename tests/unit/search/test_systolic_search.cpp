@@ -20,7 +20,7 @@
 #include "pricing/fixed_scheme.hpp"
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
-#include "schedule/segment_filter.hpp"
+#include "schedule/run_network.hpp"
 #include "search/directive_exhaustive.hpp"
 #include "search/kapla/systolic_template.hpp"
 #include "search/kapla_solver.hpp"
@@ -254,12 +254,9 @@ double network_cost(const std::string& net_name, const std::string& strategy,
                     const std::string& hardware, std::int64_t batch) {
   const auto net = catalog().load_network(net_name);
   const auto hw = catalog().load_hardware(hardware);
-  schedule::NetworkSearchOptions nso;
-  nso.options = model::kapla_option_preset("inference");
-  nso.costs = hw.costs;
   const auto strat = make_layer_strategy(strategy);
-  nso.segment_filter = schedule::strategy_segment_filter(*strat, net, batch);
-  const auto res = schedule::network_search(net, batch, schedule::build_resource(hw), *strat, nso);
+  const auto res =
+      schedule::run_network(net, hw, *strat, model::kapla_option_preset("inference"), batch);
   EXPECT_FALSE(res.tops.empty()) << net_name << ' ' << strategy;
   return res.tops.empty() ? 0 : res.tops.front().total_cost();
 }

@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "schedule/network_search.hpp"
-#include "schedule/resource_builder.hpp"
+#include "schedule/run_network.hpp"
 #include "search/kapla_solver.hpp"
 #include "paper_hardware.hpp"
 #include "zoo_network.hpp"
@@ -50,21 +49,21 @@ search::KaplaSolver solver_from_env() {
 
 schedule::NetworkSearchResult run_k(const std::string& name, double* seconds) {
   const auto hw = cloud();
-  schedule::NetworkSearchOptions opts;
-  opts.options.hw_gbuf_sharing = true;
-  opts.options.partition_hybrid = opts.options.partition_batch = opts.options.partition_ifmaps = true;
-  opts.options.layer_pipeline_time_ovhd = 1e10;
-  opts.options.layer_pipeline_max_degree = 1e10;
-  opts.costs = hw.costs;
-  opts.num_threads = env_threads();
+  model::SearchOptions options;
+  options.hw_gbuf_sharing = true;
+  options.partition_hybrid = options.partition_batch = options.partition_ifmaps = true;
+  options.layer_pipeline_time_ovhd = 1e10;
+  options.layer_pipeline_max_degree = 1e10;
+  schedule::RunControls controls;
+  controls.num_threads = env_threads();
   const auto net = test::zoo_network(name);
   const auto t = std::chrono::steady_clock::now();
-  auto r = schedule::network_search(net, 64, schedule::build_resource(hw), solver_from_env(), opts);
+  auto r = schedule::run_network(net, hw, solver_from_env(), options, 64, controls);
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   if (!r.tops.empty())
     std::cout << "[network] K " << name << ": total_cost " << r.tops[0].total_cost() << " J, time "
               << r.tops[0].total_time() << " cycles, wall " << *seconds << " s ("
-              << opts.num_threads << " threads), layer searches " << r.stats.layer_searches
+              << controls.num_threads << " threads), layer searches " << r.stats.layer_searches
               << ", cache hits " << r.stats.cache_hits << ", evaluations "
               << r.stats.schemes_evaluated << "\n";
   return r;

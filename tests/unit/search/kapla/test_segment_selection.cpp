@@ -16,6 +16,7 @@
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
 #include "schedule/sched_dag.hpp"
+#include "schedule/run_network.hpp"
 #include "schedule/segment_filter.hpp"
 #include "search/kapla/segment_estimate.hpp"
 #include "search/kapla_solver.hpp"
@@ -150,12 +151,13 @@ TEST(SegmentSelection, KeepsEverySingleLayerSegmentAndIsDeterministic) {
   }
   EXPECT_EQ(std::count(wider.begin(), wider.end(), true), 39);  // paper's selection: 28
   const auto hw = cloud();
-  auto f = schedule::strategy_segment_filter(k, s.net, 64, hw.costs, o);
+  auto f = schedule::segment_filter_of(k.inter_layer_pruning(), s.net, 64, hw.costs, o);
   ASSERT_TRUE(f.segments);
   EXPECT_EQ(f.segments(s.distinct), wider);
-  const search::KaplaSolver plain;
-  f = schedule::strategy_segment_filter(plain, s.net, 64, hw.costs, o);
-  EXPECT_EQ(f.segments(s.distinct), std::vector<bool>(s.distinct.size(), true));
+  const search::KaplaSolver plain;  // no segment selection: every segment is kept
+  f = schedule::segment_filter_of(plain.inter_layer_pruning(), s.net, 64, hw.costs, o);
+  EXPECT_FALSE(f.segments);
+  EXPECT_TRUE(f.constraint);  // the occupancy check is on by default
 }
 
 int env_threads() {
@@ -182,7 +184,7 @@ schedule::NetworkSearchOptions search_options(const model::SearchOptions& o,
   nso.options = o;
   nso.costs = cloud().costs;
   nso.num_threads = env_threads();
-  nso.constraint_frontier = k.uses_constraint_frontier();
+  nso.constraint_frontier = k.inter_layer_pruning().constraint_frontier;
   return nso;
 }
 
@@ -192,7 +194,8 @@ schedule::NetworkSearchOptions search_options(const model::SearchOptions& o,
 std::size_t frontier_solved(const Segments& s, std::size_t target, const model::SearchOptions& o) {
   const search::KaplaSolver k(solver_options(Pruning::SelectionFrontier));
   auto nso = search_options(o, k);
-  nso.segment_filter = schedule::strategy_segment_filter(k, s.net, 64);
+  // The occupancy check of K's pruning, with the segments chosen here instead of by K.
+  nso.segment_filter = schedule::segment_filter_of(k.inter_layer_pruning(), s.net, 64, nso.costs, o);
   std::size_t singles = 0;
   for (const auto& c : s.cands) singles += c.single_layer() ? 1 : 0;
   nso.segment_filter.segments = [&](const std::vector<const schedule::PipelineSegment*>& segs) {
@@ -318,10 +321,10 @@ void compare_totals(const std::string& name, const std::string& preset) {
   }
   for (auto p : levels) {
     const search::KaplaSolver k(solver_options(p));
-    auto nso = search_options(o, k);
-    nso.segment_filter = schedule::strategy_segment_filter(k, net, 64, nso.costs, o);
+    schedule::RunControls controls;
+    controls.num_threads = env_threads();
     const auto t = std::chrono::steady_clock::now();
-    const auto r = schedule::network_search(net, 64, schedule::build_resource(cloud()), k, nso);
+    const auto r = schedule::run_network(net, cloud(), k, o, 64, controls);
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     ASSERT_FALSE(r.tops.empty());
     const auto& st = r.stats;
@@ -331,7 +334,7 @@ void compare_totals(const std::string& name, const std::string& preset) {
               << st.segments_after_pruning << ", constraints " << st.constraints_before_pruning
               << " -> " << st.constraints_after_pruning << ", searched "
               << st.constraints_searched << ", layer searches " << st.layer_searches << ", wall "
-              << sec << " s (" << nso.num_threads << " threads)\n";
+              << sec << " s (" << controls.num_threads << " threads)\n";
     if (std::getenv("KAPLA_TOTALS_SEGMENTS")) {  // the chosen segments, in order
       const auto& best = r.tops[0];
       int seg = -1;
@@ -357,9 +360,9 @@ TEST(SegmentSelection, SelectionKeepsKsResultOnLstm) {
     search::KaplaSolverOptions ko = solver_options(p);
     ko.segment_margin = search::KaplaSolverOptions{}.segment_margin;
     const search::KaplaSolver k(ko);
-    auto nso = search_options(o, k);
-    nso.segment_filter = schedule::strategy_segment_filter(k, net, 64, nso.costs, o);
-    const auto r = schedule::network_search(net, 64, schedule::build_resource(cloud()), k, nso);
+    schedule::RunControls controls;
+    controls.num_threads = env_threads();
+    const auto r = schedule::run_network(net, cloud(), k, o, 64, controls);
     ASSERT_FALSE(r.tops.empty());
     totals[i++] = r.tops[0].total_cost();
     if (p == Pruning::Selection) {

@@ -5,6 +5,7 @@
 #   scripts/dev/fuzz.sh 5000            # what CI runs (ctest: fuzz_parsers)
 #   HARNESSES="job hdf5" scripts/dev/fuzz.sh 100000
 #   MAX_SECONDS=600 scripts/dev/fuzz.sh      # stop each harness after 600 s at the latest
+#   FUZZ_SEED=7 scripts/dev/fuzz.sh     # another mutation sequence (default 1: CI is repeatable)
 # Any input must end in success or one InputError; a crash, another exception, a sanitizer
 # report, more than 2 GB or 10 s for one input fails the run, and libFuzzer writes the input to
 # $BUILD_DIR/crash-*. Prints one line per harness: executions, seconds, corpus size.
@@ -48,8 +49,10 @@ cat > "$seeds/options/inference.json" <<'JSON'
 JSON
 printf '{"layer_pipeline_max_degree": "inf", "opt_goal": "ed", "ntops": 3}' > "$seeds/options/small.json"
 for f in "$repo"/tests/data/golden/*/*.jsonl; do
+  i=0
   head -n 3 "$f" | while IFS= read -r line; do
-    printf '%s' "$line" > "$seeds/golden/$(basename "$f" .jsonl)_$RANDOM$RANDOM.json"
+    i=$((i + 1))
+    printf '%s' "$line" > "$seeds/golden/$(basename "$f" .jsonl)_$i.json"
   done
 done
 # A real results file, when a built sweep driver is at hand (CI: build/).
@@ -59,8 +62,14 @@ if [[ -x $driver ]]; then
     "$seeds/hdf5/seed.h5" > "$build_dir/seed_job.json"
   KAPLA_FAKE_SECONDS_PER_COST=0 "$driver" sweep -q "$build_dir/seed_job.json" >/dev/null 2>&1 || true
 fi
+# Inputs that once failed (tests/fuzz/regressions/<harness>/): every run replays them first.
+for d in "$repo"/tests/fuzz/regressions/*/; do
+  cp "$d"* "$seeds/$(basename "$d")/"
+done
 [[ -n $(ls "$seeds/hdf5") ]] || printf '\x89HDF\r\n\x1a\n' > "$seeds/hdf5/magic.h5"
 
+# FRESH_CORPUS=1 (ctest) starts from the seeds alone, so that a run is repeatable.
+if [[ ${FRESH_CORPUS:-0} == 1 ]]; then rm -rf "$build_dir/corpus"; fi
 status=0
 cd "$build_dir"
 for h in $harnesses; do
@@ -69,7 +78,7 @@ for h in $harnesses; do
   start=$(date +%s%N)
   rc=0
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "./fuzz_$h" -runs="$runs" -max_total_time="${MAX_SECONDS:-0}" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+    "./fuzz_$h" -seed="${FUZZ_SEED:-1}" -runs="$runs" -max_total_time="${MAX_SECONDS:-0}" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 "$corpus" "$seeds/$h" > "$build_dir/fuzz_$h.log" 2>&1 || rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build_dir/fuzz_$h.log" | grep -o '[0-9]*$' || echo "?")

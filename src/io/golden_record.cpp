@@ -26,10 +26,23 @@ double to_double(const json& j) {
 
 namespace {
 
-PhyDim2 dim2(const json& j) { return {j.at(0).get<std::int64_t>(), j.at(1).get<std::int64_t>()}; }
+// An integer field: a JSON integer within T's range. nlohmann's get<T>() would cast a float
+// such as 1e103 (undefined behaviour) or silently narrow; a golden file is input like any other.
+template <class T>
+T integer(const json& j) {
+  if (!j.is_number_integer()) throw InputError("must be an integer, got " + brief(j));
+  const bool fits = j.is_number_unsigned()
+                        ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                        : j.get<std::int64_t>() >= std::numeric_limits<T>::min() &&
+                              j.get<std::int64_t>() <= std::numeric_limits<T>::max();
+  if (!fits) throw InputError("integer out of range: " + brief(j));
+  return static_cast<T>(j.get<std::int64_t>());
+}
+
+PhyDim2 dim2(const json& j) { return {integer<std::int64_t>(j.at(0)), integer<std::int64_t>(j.at(1))}; }
 
 PhyDim2 hw(const json& j, const char* h, const char* w) {
-  return {j.at(h).get<std::int64_t>(), j.at(w).get<std::int64_t>()};
+  return {integer<std::int64_t>(j.at(h)), integer<std::int64_t>(j.at(w))};
 }
 
 }  // namespace
@@ -37,7 +50,7 @@ PhyDim2 hw(const json& j, const char* h, const char* w) {
 model::Layer parse_layer(const json& j) {
   using namespace model;
   const auto cls = j.at("type").get<std::string>();
-  const auto n = [&](const char* k) { return j.at(k).get<std::int64_t>(); };
+  const auto n = [&](const char* k) { return integer<std::int64_t>(j.at(k)); };
   if (cls == "ConvLayer") {
     return make_conv(n("nifm"), n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hfil", "wfil"),
                      hw(j, "htrd", "wtrd"));
@@ -97,8 +110,8 @@ mapping::NodeRegion parse_region(const json& j) {
   r.dist = dim2(j.at("dist"));
   r.type = j.at("type").get<std::string>() == "PROC" ? mapping::RegionType::Proc
                                                      : mapping::RegionType::Dram;
-  r.wtot = j.at("wtot").get<std::int64_t>();
-  r.wbeg = j.at("wbeg").get<std::int64_t>();
+  r.wtot = integer<std::int64_t>(j.at("wtot"));
+  r.wbeg = integer<std::int64_t>(j.at("wbeg"));
   return r;
 }
 
@@ -109,8 +122,8 @@ mapping::Resource parse_resource(const json& j) {
   r.src_data_region = parse_region(j.at("src_data_region"));
   r.dst_data_region = parse_region(j.at("dst_data_region"));
   r.dim_array = dim2(j.at("dim_array"));
-  r.size_gbuf = j.at("size_gbuf_words").get<std::int64_t>();
-  r.size_regf = j.at("size_regf_words").get<std::int64_t>();
+  r.size_gbuf = integer<std::int64_t>(j.at("size_gbuf_words"));
+  r.size_regf = integer<std::int64_t>(j.at("size_regf_words"));
   r.array_bus_width = to_double(j.at("array_bus_width_words"));
   r.dram_bandwidth = to_double(j.at("dram_bandwidth_words_per_cycle"));
   r.no_time_mux = j.at("no_time_mux").get<bool>();
@@ -146,14 +159,14 @@ model::SearchOptions parse_options(const json& j, const std::string& model_field
   o.layer_pipeline_max_degree = to_double(j.at("layer_pipeline_max_degree"));
   o.layer_pipeline_opt = j.at("layer_pipeline_opt").get<bool>();
   o.opt_goal = model::parse_goal(j.at("opt_goal").get<std::string>());
-  o.ntops = j.at("ntops").get<int>();
+  o.ntops = integer<int>(j.at("ntops"));
   o.cost_model = variant_of(model_field);
   return o;
 }
 
 mapping::PartitionScheme parse_part(const json& j) {
   mapping::PartitionScheme p;
-  for (std::size_t i = 0; i < 4; ++i) p.order[i] = static_cast<ParallelDim>(j.at("order").at(i).get<int>());
+  for (std::size_t i = 0; i < 4; ++i) p.order[i] = static_cast<ParallelDim>(integer<int>(j.at("order").at(i)));
   for (auto pae : all_values<ParallelDim>()) p.pdims[pae] = dim2(j.at("pdims").at(index_of(pae)));
   return p;
 }
@@ -163,8 +176,8 @@ mapping::DataLayout parse_layout(const json& j) {
   for (const auto& f : j.at("frngs")) {
     mapping::FmapRange r;
     for (std::size_t i = 0; i < 4; ++i) {
-      r.beg[i] = f.at("beg").at(i).get<std::int64_t>();
-      r.end[i] = f.at("end").at(i).get<std::int64_t>();
+      r.beg[i] = integer<std::int64_t>(f.at("beg").at(i));
+      r.end[i] = integer<std::int64_t>(f.at("end").at(i));
     }
     l.frngs.push_back(r);
   }
@@ -176,12 +189,12 @@ mapping::DataLayout parse_layout(const json& j) {
 FixedScheme parse_fixed_scheme(const json& j) {
   FixedScheme s;
   s.part = parse_part(j.at("part"));
-  s.nld_index = j.at("nld_index").get<int>();
+  s.nld_index = integer<int>(j.at("nld_index"));
   for (std::size_t lvl = 0; lvl < 3; ++lvl) {
-    for (auto le : all_values<LoopDim>()) s.bl_ts[lvl][le] = j.at("bl_ts").at(lvl).at(index_of(le)).get<std::int64_t>();
+    for (auto le : all_values<LoopDim>()) s.bl_ts[lvl][le] = integer<std::int64_t>(j.at("bl_ts").at(lvl).at(index_of(le)));
   }
   for (std::size_t lvl = 0; lvl < 2; ++lvl) {
-    for (auto le : all_values<LoopDim>()) s.bl_ords[lvl][le] = j.at("bl_ords").at(lvl).at(index_of(le)).get<int>();
+    for (auto le : all_values<LoopDim>()) s.bl_ords[lvl][le] = integer<int>(j.at("bl_ords").at(lvl).at(index_of(le)));
   }
   return s;
 }
@@ -191,9 +204,9 @@ mapping::NodeRegion parse_region_list(const json& j) {
   r.dim = dim2(j.at(0));
   r.origin = dim2(j.at(1));
   r.dist = dim2(j.at(2));
-  r.type = j.at(3).get<int>() == 0 ? mapping::RegionType::Proc : mapping::RegionType::Dram;
-  r.wtot = j.at(4).get<std::int64_t>();
-  r.wbeg = j.at(5).get<std::int64_t>();
+  r.type = integer<int>(j.at(3)) == 0 ? mapping::RegionType::Proc : mapping::RegionType::Dram;
+  r.wtot = integer<std::int64_t>(j.at(4));
+  r.wbeg = integer<std::int64_t>(j.at(5));
   return r;
 }
 
@@ -201,15 +214,15 @@ NetworkRunInputs parse_network_run(const json& record) {
   const json& res = record.at("result");
   NetworkRunInputs in;
   in.net = record.at("net").get<std::string>();
-  in.batch = res.at("batch").get<std::int64_t>();
+  in.batch = integer<std::int64_t>(res.at("batch"));
   const json& r = res.at("resource");
   in.resource.proc_region = parse_region_list(r.at("proc_region"));
   in.resource.dram_region = parse_region_list(r.at("dram_region"));
   in.resource.src_data_region = parse_region_list(r.at("src_data_region"));
   in.resource.dst_data_region = parse_region_list(r.at("dst_data_region"));
   in.resource.dim_array = dim2(r.at("dim_array"));
-  in.resource.size_gbuf = r.at("size_gbuf").get<std::int64_t>();
-  in.resource.size_regf = r.at("size_regf").get<std::int64_t>();
+  in.resource.size_gbuf = integer<std::int64_t>(r.at("size_gbuf"));
+  in.resource.size_regf = integer<std::int64_t>(r.at("size_regf"));
   in.resource.array_bus_width = to_double(r.at("array_bus_width"));
   in.resource.dram_bandwidth = to_double(r.at("dram_bandwidth"));
   in.resource.no_time_mux = r.at("no_time_mux").get<bool>();
@@ -244,7 +257,7 @@ void parse_record_line(std::string_view line) {
     }
     const json& in = rec.at("inputs");
     (void)parse_layer(in.at("layer"));
-    (void)in.at("batch_size").get<std::int64_t>();
+    (void)integer<std::int64_t>(in.at("batch_size"));
     (void)parse_resource(in.at("resource"));
     (void)parse_cost(in.at("cost"));
     (void)parse_options(in.at("options"), rec.at("model").get<std::string>());
@@ -264,7 +277,7 @@ pricing::LayerProblem parse_layer_problem(const json& rec) {
   const json& in = rec.at("inputs");
   pricing::LayerProblem p;
   p.layer = parse_layer(in.at("layer"));
-  p.batch = in.at("batch_size").get<std::int64_t>();
+  p.batch = integer<std::int64_t>(in.at("batch_size"));
   p.resource = parse_resource(in.at("resource"));
   if (rec.value("array_mapping", std::string("eyeriss")) == "systolic") {
     p.resource.array_mapping = model::ArrayMapping::Systolic;
@@ -282,7 +295,7 @@ pricing::LayerProblem parse_layer_problem(const json& rec) {
     }
   }
   p.ifmap_layout = parse_layout(in.at("ifmap_layout"));
-  for (std::size_t i = 0; i < 3; ++i) p.sched_seq[i] = in.at("sched_seq").at(i).get<int>();
+  for (std::size_t i = 0; i < 3; ++i) p.sched_seq[i] = integer<int>(in.at("sched_seq").at(i));
   return p;
 }
 

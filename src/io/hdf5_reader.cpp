@@ -1,6 +1,7 @@
 // HDF5 results reader, checked against the schema (see hdf5_reader.hpp).
 #include "io/hdf5_reader.hpp"
 
+#include <charconv>
 #include <hdf5.h>
 
 #include <algorithm>
@@ -197,7 +198,15 @@ void verify_checksum(const fs::path& file) {
     std::istringstream header(block.substr(kUserBlockMagic.size()));
     std::string line;
     while (std::getline(header, line)) {
-      if (line.rfind("size=", 0) == 0) size = std::stoull(line.substr(5));
+      if (line.rfind("size=", 0) == 0) {
+        // from_chars, not stoull: a damaged block must be a one-line error, not an exception.
+        const char* first = line.data() + 5;
+        const char* last = line.data() + line.size();
+        const auto [end, ec] = std::from_chars(first, last, size);
+        if (ec != std::errc() || end != last) {
+          throw InputError(name + ": corrupt: its checksum block has a bad size; refusing to use it");
+        }
+      }
       if (line.rfind("fnv1a64=", 0) == 0) hash_text = line.substr(8, 16);
     }
   }

@@ -164,6 +164,25 @@ TEST_F(Hdf5Results, refuses_foreign_and_corrupt_files) {
   }
 }
 
+// Found by fuzzing: a checksum block whose size is not a number threw std::invalid_argument
+// (terminate) instead of the one-line refusal.
+TEST_F(Hdf5Results, refuses_a_checksum_block_with_a_bad_size) {
+  ResultsFile rf;
+  rf.info = info();
+  write_results_file(dir_ / "good.h5", rf);
+  std::string all = bytes(dir_ / "good.h5");
+  const auto at = all.find("size=");
+  ASSERT_NE(at, std::string::npos);
+  for (const char* bad : {"x", "-", " "}) {
+    std::string damaged = all;
+    damaged.replace(at + 5, 1, bad);
+    { std::ofstream(dir_ / "bad.h5", std::ios::binary) << damaged; }
+    EXPECT_THAT(error_of([&] { read_results_file(dir_ / "bad.h5"); }),
+                HasSubstr("bad.h5: corrupt: its checksum block has a bad size"))
+        << bad;
+  }
+}
+
 TEST_F(Hdf5Results, sink_refuses_a_foreign_output_and_leaves_it_untouched) {
   { std::ofstream(dir_ / "out.h5") << "precious data"; }
   Hdf5Sink sink(dir_ / "out.h5", info());

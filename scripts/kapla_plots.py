@@ -31,8 +31,10 @@ import kapla_tables as kt  # noqa: E402
 PARTS = [("op", "op"), ("dram", "DRAM"), ("gbuf", "GBUF"), ("itcn", "ITCN"), ("regf", "REGF"),
          ("noc", "NoC"), ("static", "static")]
 PART_COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#a0a0a0"]
-STRATEGY_COLORS = {"B": "#222222", "S": "#1f77b4", "R": "#2ca02c", "M": "#9467bd",
-                   "K": "#d62728"}
+# One palette for the strategies, given out in the order of their labels (kt.ordered_labels:
+# the paper's B S R M K first, then any other): a new strategy gets a colour with no edit here.
+STRATEGY_PALETTE = ["#222222", "#1f77b4", "#2ca02c", "#9467bd", "#d62728", "#ff7f0e",
+                    "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h"]
 REASON_SHORT = {"timeout": "timeout", "not_run": "not run", "no_solution": "no sol.",
                 "failed": "failed", "interrupted": "interr."}
@@ -56,13 +58,19 @@ def _save(fig, out_dir: str, stem: str) -> List[str]:
     return paths
 
 
-def _color(label: str) -> str:
-    return STRATEGY_COLORS.get(label[:1], "#17becf")
+def strategy_colors(labels) -> Dict[str, str]:
+    """{label: colour} for the distinct labels (or letters) in `labels`."""
+    return {l: STRATEGY_PALETTE[i % len(STRATEGY_PALETTE)]
+            for i, l in enumerate(kt.ordered_labels(labels))}
+
+
+def _colors(res: kr.Results) -> Dict[str, str]:
+    """The same colour for a label in every figure of these results."""
+    return strategy_colors(res.expected["label"])
 
 
 def _ok_tuples(res: kr.Results) -> pd.DataFrame:
-    t = kt.with_labels(res.tuples)
-    return t[t["status"] == "ok"]
+    return res.tuples[res.tuples["status"] == "ok"]
 
 
 def _mean_over_seeds(t: pd.DataFrame, cols: List[str]) -> pd.DataFrame:
@@ -77,7 +85,7 @@ def energy_breakdown(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
     """(title, stem) of each figure written."""
     written = []
     ok = _ok_tuples(res)
-    exp = kt.with_labels(res.expected)
+    exp = res.expected
     part_cols = ["energy_" + p for p, _ in PARTS]
     for hw, batch in kt.groups(res):
         e = exp[(exp["hardware"] == hw) & (exp["batch"] == batch)]
@@ -136,6 +144,7 @@ def _reference(m: pd.DataFrame, net: str) -> float:
 def quality_vs_time(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
     written = []
     ok = _ok_tuples(res)
+    colors = _colors(res)
     for hw, batch in kt.groups(res):
         t = ok[(ok["hardware"] == hw) & (ok["batch"] == batch)]
         if t.empty:
@@ -151,7 +160,7 @@ def quality_vs_time(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
             ref = b if b == b and b > 0 else sub[kt.QUALITY_METRIC].min()
             for label, row in sub.iterrows():
                 ax.scatter(max(row[kt.TIME_METRIC], 1e-4), row[kt.QUALITY_METRIC] / ref,
-                           marker=MARKERS[i % len(MARKERS)], color=_color(label), s=36,
+                           marker=MARKERS[i % len(MARKERS)], color=colors[label], s=36,
                            edgecolor="black", linewidth=0.4, zorder=3)
                 seen_labels.add(label)
         ax.set_xscale("log")
@@ -164,7 +173,7 @@ def quality_vs_time(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
         ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
         ax.set_title(f"Quality vs scheduling time, {kt.short_hw(hw, batch)}")
         from matplotlib.lines import Line2D
-        handles = [Line2D([], [], linestyle="", marker="o", color=_color(l), label=l,
+        handles = [Line2D([], [], linestyle="", marker="o", color=colors[l], label=l,
                           markeredgecolor="black") for l in kt.ordered_labels(seen_labels)]
         handles += [Line2D([], [], linestyle="", marker=MARKERS[i % len(MARKERS)],
                            color="white", markeredgecolor="black", label=n)
@@ -178,7 +187,8 @@ def quality_vs_time(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
 
 
 def anytime_curves(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
-    """One figure per (network, hardware, batch) that has R or M curves.
+    """One figure per (network, hardware, batch) that has curves (the strategies that record
+    them: R and M today).
 
     A curve (/curves best_cost) is the SUM OVER LAYERS of each layer's best cost so far, not the
     cost of a network schedule: it ends at or below the tuple's total_cost, which the quality
@@ -187,20 +197,20 @@ def anytime_curves(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
     written = []
     if res.curves.empty:
         return written
-    t = kt.with_labels(res.tuples).set_index("key")
+    t = res.tuples.set_index("key")
     c = res.curves.join(t[["network", "hardware", "batch", "label", "seed"]], on="key")
-    c = c[c["label"].str[:1].isin(["R", "M"])]
     ok = _ok_tuples(res).set_index("key")
+    colors = _colors(res)
     for (net, hw, batch), g in c.groupby(["network", "hardware", "batch"], sort=False):
         fig, ax = plt.subplots(figsize=(5.8, 3.9))
         for (label, seed), gc in g.groupby(["label", "seed"], sort=True):
             x = np.maximum(gc["seconds"].to_numpy(float), 1e-4)
-            ax.step(x, gc["best_cost"], where="post", color=_color(label),
+            ax.step(x, gc["best_cost"], where="post", color=colors[label],
                     label=f"{label} (seed {seed}): sum of layer bests", linewidth=1.2)
             key = gc["key"].iloc[0]
             if key in ok.index:
                 ax.plot([max(float(ok.at[key, kt.TIME_METRIC]), 1e-4)],
-                        [float(ok.at[key, kt.QUALITY_METRIC])], marker="s", color=_color(label),
+                        [float(ok.at[key, kt.QUALITY_METRIC])], marker="s", color=colors[label],
                         linestyle="none", label=f"{label} (seed {seed}): network result")
         refs = ok[(ok["network"] == net) & (ok["hardware"] == hw) & (ok["batch"] == batch)]
         for label in ("K", "B"):
@@ -209,9 +219,9 @@ def anytime_curves(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
                 continue
             cost = float(r[kt.QUALITY_METRIC].mean())
             secs = float(r[kt.TIME_METRIC].mean())
-            ax.axhline(cost, color=_color(label), linestyle="--", linewidth=0.9,
+            ax.axhline(cost, color=colors[label], linestyle="--", linewidth=0.9,
                        label=f"{label}: network result ({kt.format_seconds(secs)})")
-            ax.plot([max(secs, 1e-4)], [cost], marker="o", color=_color(label))
+            ax.plot([max(secs, 1e-4)], [cost], marker="o", color=colors[label])
         ax.set_xscale("log")
         ax.set_xlabel("search time (s, log scale)")
         ax.set_ylabel("energy: lines = sum of per-layer\nbests so far (lower bound); "

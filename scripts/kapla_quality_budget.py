@@ -276,8 +276,10 @@ def long_csv(s: pd.DataFrame) -> str:
 
 
 def plot(s: pd.DataFrame, reference: pd.DataFrame, networks: List[str], hw: str, batch: int,
-         out_dir: str, stem: str) -> List[str]:
+         out_dir: str, stem: str, letters: List[str]) -> List[str]:
+    """`letters`: every strategy letter of the results (kp.strategy_colors gives their colours)."""
     import kapla_plots as kp  # matplotlib only when plotting
+    colors = kp.strategy_colors(letters)
     plt = kp.plt
     nets = [n for n in networks if n in set(s["network"])]
     ncol = min(4, len(nets) + 1)
@@ -291,17 +293,17 @@ def plot(s: pd.DataFrame, reference: pd.DataFrame, networks: List[str], hw: str,
             if len(c):
                 ax.errorbar(c["budget"], c["ratio"],
                             yerr=[c["ratio"] - c["ratio_min"], c["ratio_max"] - c["ratio"]],
-                            color=kp.STRATEGY_COLORS[l], marker="o", ms=3.5, capsize=2,
+                            color=colors[l], marker="o", ms=3.5, capsize=2,
                             label=f"{l} (mean, min-max over seeds)")
         k = g.loc[g["letter"] == "K", "ratio"]
         if len(k):
-            ax.axhline(float(k.iloc[0]), color=kp.STRATEGY_COLORS["K"], ls="--", lw=1.2,
+            ax.axhline(float(k.iloc[0]), color=colors["K"], ls="--", lw=1.2,
                        label="K (kapla)")
         d, kind = float(g["denominator"].iloc[0]), g["kind"].iloc[0]
         ref = reference_k(reference, net, hw, batch)
         if ref is not None:
             ax.axhline(ref / d, color="#777777", ls=":", lw=1.2, label="reference K (kapla-spec §12)")
-        ax.axhline(1.0, color=kp.STRATEGY_COLORS["B"], lw=0.8,
+        ax.axhline(1.0, color=colors.get("B", "black"), lw=0.8,
                    label="denominator (B or best known)")
         ax.set_xscale("log")
         budgets = sorted(g["budget"].dropna().unique())
@@ -357,7 +359,8 @@ def write(res: kr.Results, reference: pd.DataFrame, out_dir: str, stem: str,
                 f.write(text)
             written.append(path)
         if plots:
-            written += plot(sc, reference, networks, hw, batch, out_dir, name)
+            written += plot(sc, reference, networks, hw, batch, out_dir, name,
+                            list(res.expected["letter"]))
     return written
 
 

@@ -1,4 +1,4 @@
-"""Load kapla sweep results (HDF5, schema versions 2 and 3) into pandas DataFrames.
+"""Load kapla sweep results (HDF5, schema versions 2 to 4) into pandas DataFrames.
 
     import kapla_results as kr
     tuples = kr.table("results/quick.h5", "tuples")   # one tidy DataFrame: strings decoded,
@@ -33,7 +33,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-SCHEMA_VERSIONS = (2, 3)  # kOldestReadableSchema .. kResultSchemaVersion
+SCHEMA_VERSIONS = (2, 3, 4)  # kOldestReadableSchema .. kResultSchemaVersion
 ATTR_SCHEMA = "kapla_schema"
 ATTR_JOB_NAME = "job_name"
 ATTR_JOB_FINGERPRINT = "job_fingerprint"
@@ -52,14 +52,16 @@ ENERGY_COLUMNS = ["energy_" + p for p in ENERGY_PARTS]
 TABLES = ["tuples", "layers", "segments", "curves", "resolved"]
 EXPECTED = "expected"
 # The tuple's axes: the columns of /expected, joined onto the per-tuple tables by table().
-AXES = ["network", "hardware", "strategy", "strategy_params", "batch", "seed"]
+# strategy_letter and strategy_label come from kapla's strategy registry (version 4; rows
+# written before get them from _with_old_labels below); load() also names them `letter` and
+# `label`.
+AXES = ["network", "hardware", "strategy", "strategy_params", "strategy_letter",
+        "strategy_label", "batch", "seed"]
 
 STATUSES = ["ok", "no_solution", "timeout", "failed", "interrupted"]
 
-# Strategy names (src/search/strategy.hpp) and the paper's letters.
-STRATEGY_LETTERS = {"exhaustive": "B", "directive-exhaustive": "S", "random": "R",
-                    "guided": "M", "kapla": "K"}
-LETTER_STRATEGIES = {v: k for k, v in STRATEGY_LETTERS.items()}
+# The paper's column order of the strategies' letters: a presentation order only (tables and
+# colours put other letters after these, by label); letters and labels are read from the files.
 STRATEGY_ORDER = ["B", "S", "R", "M", "K"]
 
 
@@ -238,6 +240,9 @@ def read_file(path: str, checksum: bool = True):
             tables[EXPECTED] = _read_table(f, name, EXPECTED)
     info = FileInfo(name, version, attrs[ATTR_JOB_NAME], attrs[ATTR_JOB_FINGERPRINT],
                     attrs[ATTR_JOB_FILE], attrs[ATTR_WRITER_VERSION])
+    for t in ("tuples", EXPECTED):
+        if t in tables:
+            tables[t] = _with_old_labels(tables[t])
     tuples = tables["tuples"]
     bad = tuples.loc[~tuples["status"].isin(STATUSES), "status"]
     if len(bad):
@@ -282,11 +287,42 @@ def find_files(paths: Iterable[str]) -> List[str]:
     return out
 
 
-def strategy_letter(name: str) -> str:
-    n = str(name)
-    if n.upper() in LETTER_STRATEGIES:
-        return n.upper()
-    return STRATEGY_LETTERS.get(n.lower(), n)
+# ONLY FOR ROWS WRITTEN BEFORE SCHEMA 4, which have no strategy letter or label (files older
+# than schema 4, and their rows merged by kapla into a newer file without a job's /expected row
+# to take them from): the five strategies kapla had then, by registry name (a job may also name
+# them by letter), and labels in the form kapla writes since (io::strategy_label: the letter,
+# plus the params as KEY=VALUE in key order, "R[max_evaluations=40]"). Newer rows carry both,
+# so a new strategy needs no line here.
+_OLD_ROW_LETTERS = {"exhaustive": "B", "directive-exhaustive": "S", "random": "R",
+                    "guided": "M", "kapla": "K"}
+
+
+def _old_row_label(strategy: str, params: str) -> tuple:
+    """(letter, label) of a tuple written before schema 4."""
+    s = str(strategy)
+    letter = s.upper() if s.upper() in _OLD_ROW_LETTERS.values() else \
+        _OLD_ROW_LETTERS.get(s, s)
+    if not params:
+        return letter, letter
+    texts = [f"{k}={v if isinstance(v, str) else json.dumps(v, separators=(',', ':'))}"
+             for k, v in sorted(json.loads(params).items())]
+    return letter, f"{letter}[{','.join(texts)}]"
+
+
+def _with_old_labels(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` (a file's tuples or expected) with strategy_letter and strategy_label on every row:
+    as read, or for rows written before schema 4 (no letter) from _old_row_label."""
+    df = df.copy()
+    for c in ("strategy_letter", "strategy_label"):
+        if c not in df:
+            df[c] = pd.Series([""] * len(df), index=df.index, dtype=object)
+    old = df["strategy_letter"] == ""
+    if old.any():
+        pairs = [_old_row_label(s, p) for s, p in
+                 zip(df.loc[old, "strategy"], df.loc[old, "strategy_params"])]
+        df.loc[old, "strategy_letter"] = [l for l, _ in pairs]
+        df.loc[old, "strategy_label"] = [b for _, b in pairs]
+    return df
 
 
 def network_mode(network: str) -> str:
@@ -301,7 +337,8 @@ _SEARCH_COLUMNS = ["status", "message", "total_cost", "energy"] + ENERGY_COLUMNS
 @dataclasses.dataclass
 class Results:
     files: List[FileInfo]
-    tuples: pd.DataFrame     # one row per tuple (+ letter, mode, job_name, source, time_limit)
+    tuples: pd.DataFrame     # one row per tuple (+ letter, label, mode, job_name, source,
+    #                          time_limit; letter and label = strategy_letter, strategy_label)
     layers: pd.DataFrame     # one row per (tuple, layer)
     segments: pd.DataFrame   # one row per (tuple, segment)
     curves: pd.DataFrame     # anytime curves (R, M): best cost after `evaluated` schedules
@@ -371,7 +408,8 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
     for c in ("batch", "seed"):
         if c in tuples:
             tuples[c] = tuples[c].astype("int64")
-    tuples["letter"] = [strategy_letter(s) for s in tuples["strategy"]]
+    tuples["letter"] = tuples["strategy_letter"]
+    tuples["label"] = tuples["strategy_label"]
     tuples["mode"] = [network_mode(n) for n in tuples["network"]]
     tuples = tuples.sort_values("key", kind="stable").reset_index(drop=True)
     layers = cat("layers").sort_values(["key", "layer_index"], kind="stable") \
@@ -381,7 +419,7 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
     curves = cat("curves").sort_values(["key", "point"], kind="stable").reset_index(drop=True)
     resolved = cat("resolved").reset_index(drop=True)
 
-    cols = ["network", "hardware", "strategy", "strategy_params", "batch", "seed", "key"]
+    cols = AXES + ["key"]
     if expected:
         exp = pd.concat(expected, ignore_index=True).drop_duplicates("key")
     else:
@@ -392,7 +430,8 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
     status = dict(zip(tuples["key"], tuples["status"]))
     exp["present"] = exp["key"].isin(status.keys())
     exp["status"] = [status.get(k, "not_run") for k in exp["key"]]
-    exp["letter"] = [strategy_letter(s) for s in exp["strategy"]]
+    exp["letter"] = exp["strategy_letter"]
+    exp["label"] = exp["strategy_label"]
     exp["mode"] = [network_mode(n) for n in exp["network"]]
     exp["batch"] = exp["batch"].astype("int64")
     exp["seed"] = exp["seed"].astype("int64")

@@ -180,17 +180,9 @@ def short_hw(hardware: str, batch: int) -> str:
 # Cells from tuples
 
 
-def strategy_label(letter: str, params: str) -> str:
-    return letter if not params else f"{letter}[{kr.fnv1a64(params.encode()):016x}"[:10] + "]"
-
-
-def with_labels(df: pd.DataFrame) -> pd.DataFrame:
-    df = df.copy()
-    df["label"] = [strategy_label(l, p) for l, p in zip(df["letter"], df["strategy_params"])]
-    return df
-
-
 def ordered_labels(labels) -> List[str]:
+    """The distinct strategy labels (`label` of kr.load's tables, written by kapla) in the
+    paper's letter order (kr.STRATEGY_ORDER), other letters after them, then by label."""
     def rank(l):
         base = l[0] if l else ""
         return (kr.STRATEGY_ORDER.index(base) if base in kr.STRATEGY_ORDER else 99, l)
@@ -200,8 +192,8 @@ def ordered_labels(labels) -> List[str]:
 def aggregate(res: kr.Results, metric: str) -> pd.DataFrame:
     """One row per (mode, hardware, batch, network, label): `value` = mean of `metric` over the
     seeds whose status is ok, or NaN with `reason` (the first failing status, or not_run)."""
-    exp = with_labels(res.expected)
-    t = with_labels(res.tuples).set_index("key")
+    exp = res.expected
+    t = res.tuples.set_index("key")
     rows = []
     keys = ["mode", "hardware", "batch", "network", "label"]
     for group, g in exp.groupby(keys, sort=False):
@@ -381,7 +373,7 @@ def pruning_tables(res: kr.Results) -> List[Table]:
     wide = res.resolved_wide()
     by_key = {k: {n: v for n, v in row.items() if isinstance(v, str)}
               for k, row in wide.to_dict(orient="index").items()}
-    exp = with_labels(res.expected)
+    exp = res.expected
     nlayers = res.layers.groupby("key").size().to_dict() if len(res.layers) else {}
     tables = []
     for mode in ("inference", "training"):
@@ -454,7 +446,7 @@ def pruning_tables(res: kr.Results) -> List[Table]:
 
 
 def status_table(res: kr.Results) -> Table:
-    exp = with_labels(res.expected)
+    exp = res.expected
     statuses = ["ok", "timeout", "no_solution", "failed", "interrupted", "not_run"]
     cols = ["Strategy"] + statuses + ["total"]
     rows = []

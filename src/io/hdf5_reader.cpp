@@ -314,19 +314,39 @@ ResultsFile read_checked(const fs::path& file, bool with_records) {
   return rf;
 }
 
-// The union of the inputs' expected tuples by key, in the order first seen.
+// The union of the inputs' expected tuples by key, in the order first seen; a tuple of a file
+// older than schema 4 takes the strategy letter and label of a newer file's.
 std::vector<ExpectedTuple> merge_expected(const std::vector<ResultsFile>& inputs) {
   std::vector<ExpectedTuple> out;
-  std::set<std::string> seen;
+  std::map<std::string, std::size_t> seen;
   for (const auto& in : inputs) {
     for (const auto& e : in.info.expected) {
-      if (seen.insert(e.tuple.key()).second) out.push_back(e);
+      const auto [it, fresh] = seen.emplace(e.tuple.key(), out.size());
+      if (fresh) out.push_back(e);
+      else take_strategy_label(out[it->second].tuple, e.tuple);
     }
   }
   return out;
 }
 
 }  // namespace
+
+void take_strategy_label(sweep::Tuple& tuple, const sweep::Tuple& from) {
+  if (tuple.strategy_letter.empty()) {
+    tuple.strategy_letter = from.strategy_letter;
+    tuple.strategy_label = from.strategy_label;
+  }
+}
+
+void label_from_expected(ResultsFile& results) {
+  std::map<std::string, const sweep::Tuple*> by_key;
+  for (const auto& e : results.info.expected) by_key.emplace(e.tuple.key(), &e.tuple);
+  for (auto& r : results.records) {
+    if (const auto it = by_key.find(r.tuple.key()); it != by_key.end()) {
+      take_strategy_label(r.tuple, *it->second);
+    }
+  }
+}
 
 ResultsFile read_results_file(const fs::path& file) { return read_checked(file, true); }
 
@@ -390,6 +410,7 @@ ResultsFile merge_results(const std::vector<ResultsFile>& inputs) {
   }
   for (const auto& [key, r] : by_key) merged.records.push_back(*r);
   merged.info.expected = merge_expected(inputs);
+  label_from_expected(merged);
   return merged;
 }
 

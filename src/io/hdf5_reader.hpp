@@ -22,6 +22,13 @@ std::vector<ResultsFile> read_results(const std::filesystem::path& file_or_dir);
 /// job fingerprints are refused (they were searched with different options).
 ResultsFile merge_results(const std::vector<ResultsFile>& inputs);
 
+/// Rows of files older than schema 4 have no strategy letter or label: `tuple` takes those
+/// of `from` (the same tuple, from a job's parse or a newer file) when it has none.
+void take_strategy_label(sweep::Tuple& tuple, const sweep::Tuple& from);
+/// Every record without a strategy letter takes it (and the label) from the /expected tuple
+/// with its key: old rows resumed or merged into a newer file get the job's letters.
+void label_from_expected(ResultsFile& results);
+
 /// Same check as read_results_file, without keeping the records: the file's info.
 ResultsFileInfo check_results_file(const std::filesystem::path& file);
 

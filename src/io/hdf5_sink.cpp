@@ -340,7 +340,10 @@ std::size_t merge_into_output(const fs::path& output, const ResultsFileInfo* exp
     return 0;
   }
   ResultsFile merged = merge_results(inputs);
-  if (expected != nullptr) merged.info = *expected;
+  if (expected != nullptr) {
+    merged.info = *expected;
+    label_from_expected(merged);
+  }
   write_results_file(output, merged);
   for (const auto& p : part_files) fs::remove(p, ec);
   fs::remove(parts, ec);  // only if empty (a concurrent writer's part would stay)

@@ -89,26 +89,33 @@ std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job,
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const std::string p = index_path(path, i);
     sweep::StrategyAxis s;
+    std::string name_path = p;
+    const json no_params = json::object();
+    const json* params = &no_params;
+    std::string params_path;
     if (arr[i].is_string()) {
       s.name = as_string(arr[i], p);
     } else {
       const JsonObject entry(arr[i], p, {"name", "params"});
       s.name = entry.string("name");
+      name_path = entry.path_of("name");
       if (entry.has("params")) {
-        const auto& params = entry.at("params");
-        if (!params.is_object()) fail(entry.path_of("params"), "must be an object");
-        if (!params.empty()) s.params = params.dump();  // keys sorted: canonical
-        if (s.name.empty()) fail(p, "name must not be empty");
-        const search::StrategyEntry* strategy = nullptr;
-        try {
-          strategy = &registry.find(s.name);
-        } catch (const InputError& e) {
-          rethrow_at(entry.path_of("params"), e);
-        }
-        s.options = parse_strategy_params(*strategy, params, entry.path_of("params"));
+        params = &entry.at("params");
+        params_path = entry.path_of("params");
+        if (!params->is_object()) fail(params_path, "must be an object");
+        if (!params->empty()) s.params = params->dump();  // keys sorted: canonical
       }
     }
     if (s.name.empty()) fail(p, "name must not be empty");
+    const search::StrategyEntry* strategy = nullptr;
+    try {
+      strategy = &registry.find(s.name);
+    } catch (const InputError& e) {
+      rethrow_at(name_path, e);
+    }
+    if (!params_path.empty()) s.options = parse_strategy_params(*strategy, *params, params_path);
+    s.letter = std::string(1, strategy->letter);
+    s.label = strategy_label(strategy->letter, *params);
     if (!seen.insert(s.name + "\n" + s.params).second) {
       fail(p, "strategy '" + s.name + "' is listed twice with the same params");
     }

@@ -107,6 +107,12 @@ void add_axes(std::vector<Column<Row>>& cols, TupleOf t) {
   cols.push_back(field<Row>("strategy_params", "",
                             "the strategy's params as canonical JSON, \"\" if none",
                             [t](auto& r) -> auto& { return t(r).strategy_params; }));
+  cols.push_back(field<Row>("strategy_letter", "", "the strategy's letter (its registry entry)",
+                            [t](auto& r) -> auto& { return t(r).strategy_letter; }, 4));
+  cols.push_back(field<Row>("strategy_label", "",
+                            "display label: the letter, with the params if any "
+                            "(R[max_evaluations=100])",
+                            [t](auto& r) -> auto& { return t(r).strategy_label; }, 4));
   cols.push_back(field<Row>("batch", "", "batch size", [t](auto& r) -> auto& { return t(r).batch; }));
   cols.push_back(field<Row>("seed", "", "the job's seed for this tuple (the seeds axis)",
                             [t](auto& r) -> auto& { return t(r).seed; }));

@@ -20,9 +20,9 @@
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 3;
-/// Version 2 files (no /expected, no column attributes, a `layers.directives` column) still
-/// load, resume and merge.
+inline constexpr int kResultSchemaVersion = 4;
+/// Version 2 files (no /expected, no column attributes, a `layers.directives` column) and
+/// version 3 files (no strategy_letter / strategy_label) still load, resume and merge.
 inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.

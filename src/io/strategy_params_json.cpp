@@ -72,4 +72,13 @@ json params_from_texts(const std::vector<std::string>& texts, const std::string&
   return out;
 }
 
+std::string strategy_label(char letter, const json& params) {
+  std::string texts;
+  for (const auto& [key, value] : params.items()) {  // json objects iterate in key order
+    if (!texts.empty()) texts += ',';
+    texts += key + '=' + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return texts.empty() ? std::string(1, letter) : std::string(1, letter) + '[' + texts + ']';
+}
+
 }  // namespace kapla::io

@@ -41,4 +41,10 @@ search::StrategyParams parse_strategy_params(const search::StrategyEntry& entry,
 /// takes the last value; a text without '=' is an InputError at `path`.
 nlohmann::json params_from_texts(const std::vector<std::string>& texts, const std::string& path);
 
+/// The label that tables and plots print for a strategy of a job: its registry letter when it
+/// has no params, else the letter and its params as KEY=VALUE (as `--param` takes them) in key
+/// order, "R[max_evaluations=100]". Stored in the results (strategy_label); not part of the
+/// tuple key, which identifies results written before labels existed.
+std::string strategy_label(char letter, const nlohmann::json& params);
+
 }  // namespace kapla::io

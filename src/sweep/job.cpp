@@ -57,6 +57,8 @@ std::vector<Tuple> expand_tuples(const SweepSpec& spec) {
             t.strategy = strategy.name;
             t.strategy_params = strategy.params;
             t.strategy_options = strategy.options;
+            t.strategy_letter = strategy.letter;
+            t.strategy_label = strategy.label;
             t.batch = batch;
             t.seed = seed;
             if (!keys.insert(t.key()).second) {

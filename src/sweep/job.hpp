@@ -21,11 +21,15 @@ struct HardwareAxis {
 /// One strategy axis entry: a registry name plus strategy-specific parameters, kept as
 /// canonical JSON text ("" when there are none; part of the tuple key) and as the registry
 /// entry's parsed, opaque value (empty = the entry's defaults). The sweep never looks inside,
-/// so a new strategy needs no change here.
+/// so a new strategy needs no change here. The job parse fills the entry's letter and the
+/// display label (io::strategy_label) for the results; specs built without a registry may
+/// leave them empty.
 struct StrategyAxis {
   std::string name;
   std::string params;
   search::StrategyParams options;
+  std::string letter;  // "R"
+  std::string label;   // "R[max_evaluations=100]"
   friend bool operator==(const StrategyAxis&, const StrategyAxis&) = default;
 };
 
@@ -62,6 +66,8 @@ struct Tuple {
   std::string strategy;
   std::string strategy_params;
   search::StrategyParams strategy_options;  // parsed strategy_params; empty = the defaults
+  std::string strategy_letter;  // StrategyAxis::letter and label: shown, not part of the key
+  std::string strategy_label;
   std::int64_t batch = 1;
   std::uint64_t seed = 1;  // the job seed of this tuple
 

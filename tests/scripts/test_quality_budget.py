@@ -37,7 +37,6 @@ BUDGETS = [10, 40]
 
 def raw(path):
     """{key: (letter, seed, total_cost, max_evaluations or None)} straight from the file."""
-    letters = {"exhaustive": "B", "kapla": "K", "random": "R", "guided": "M"}
     with h5py.File(path, "r") as f:
         budget = {}
         for row in f["resolved"][()]:
@@ -47,7 +46,7 @@ def raw(path):
         for row in f["tuples"][()]:
             key = row["key"].decode()
             if row["status"].decode() == "ok":
-                out[key] = (row["network"].decode(), letters[row["strategy"].decode()],
+                out[key] = (row["network"].decode(), row["strategy_letter"].decode(),
                             int(row["seed"]), float(row["total_cost"]), budget.get(key))
         return out
 

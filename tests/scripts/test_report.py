@@ -31,6 +31,7 @@ import kapla_tables as kt  # noqa: E402
 from kapla_test_cli import kapla_binary, main  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
+OLD_RESULTS = os.path.join(HERE, "..", "data", "results")  # files of older schema versions
 STRATEGIES = ["exhaustive", "directive-exhaustive", "random", "guided", "kapla"]
 LETTERS = ["B", "S", "R", "M", "K"]
 
@@ -73,16 +74,16 @@ def cell_text(table, row_name, column):
 class ReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        kapla = kapla_binary()
+        kapla = cls.kapla = kapla_binary()
         cls.tmp = tempfile.mkdtemp(prefix="kapla_report_test_")
         cls.results = os.path.join(cls.tmp, "results")
         os.makedirs(cls.results)
 
-        def sweep(spec, wait=True):
+        def sweep(spec, wait=True, into=cls.results):
             jf = os.path.join(cls.tmp, spec["name"] + ".json")
             with open(jf, "w") as f:
                 json.dump(spec, f)
-            out = os.path.join(cls.results, spec["name"] + ".h5")
+            out = os.path.join(into, spec["name"] + ".h5")
             cmd = [kapla, "sweep", jf, "--out", out, "--threads", "1", "--quiet"]
             if wait:
                 subprocess.run(cmd, check=True, timeout=300)
@@ -102,6 +103,13 @@ class ReportTest(unittest.TestCase):
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=300)
         cls.stopped = out
+        # Strategies with params, one named by its letter (outside results/: its own tests).
+        cls.labelled = sweep(job("labelled", ["mlp_s"], [("edge", 1)], [
+            "exhaustive", "K", {"name": "random", "params": {"max_evaluations": 40}},
+            {"name": "random", "params": {"max_evaluations": 20}}]), into=cls.tmp)
+        # The job of the schema 3 fixture, run by this kapla (schema 4: labels written).
+        with open(os.path.join(OLD_RESULTS, "schema3_mlp_s.json")) as f:
+            cls.schema3_again = sweep(json.load(f), into=cls.tmp)
 
     @classmethod
     def tearDownClass(cls):
@@ -120,6 +128,8 @@ class ReportTest(unittest.TestCase):
             for c in ["energy", "total_cost", "time", "search_seconds"] + kr.ENERGY_COLUMNS:
                 self.assertEqual(row[c], r[c], (row["key"], c))
             self.assertEqual(row["letter"], dict(zip(STRATEGIES, LETTERS))[r["strategy"]])
+            self.assertEqual((row["letter"], row["label"]),
+                             (r["strategy_letter"], r["strategy_label"]))
         with h5py.File(self.main, "r") as f:
             self.assertEqual(len(res.layers), f["layers"].shape[0])
             self.assertEqual(len(res.segments), f["segments"].shape[0])
@@ -155,7 +165,7 @@ class ReportTest(unittest.TestCase):
 
     def test_table_is_tidy(self):
         layers = kr.table(self.main, "layers")
-        self.assertEqual(list(layers.columns[:7]), ["key"] + kr.AXES)
+        self.assertEqual(list(layers.columns[:len(kr.AXES) + 1]), ["key"] + kr.AXES)
         self.assertTrue(all(isinstance(v, str) for v in layers["partition"]))
         raw = raw_tuples(self.main)
         for _, row in layers.iterrows():
@@ -165,9 +175,19 @@ class ReportTest(unittest.TestCase):
     def test_old_format_file_loads(self):
         # Written by kapla before schema 3 (no /expected, no column attributes, a directives
         # column): still loads, and expects the tuples it holds.
-        old = os.path.join(HERE, "..", "data", "results", "schema2_mlp_s.h5")
+        old = os.path.join(OLD_RESULTS, "schema2_mlp_s.h5")
         res = kr.load([old])
         self.assertEqual(res.files[0].schema, 2)
+        self.assertEqual(list(res.tuples["label"]), ["B", "R[max_evaluations=40]"])
+        # `kapla merge` of it alone writes the current schema, its rows still without letters
+        # (no /expected to take them from): the loader labels them all the same.
+        merged = os.path.join(self.tmp, "schema2_merged.h5")
+        subprocess.run([self.kapla, "merge", old, "-o", merged], check=True, timeout=60,
+                       capture_output=True)
+        res_merged = kr.load([merged])
+        self.assertEqual(res_merged.files[0].schema, kr.SCHEMA_VERSIONS[-1])
+        self.assertEqual(list(res_merged.tuples["label"]), ["B", "R[max_evaluations=40]"])
+        self.assertEqual(list(res_merged.expected["letter"]), ["B", "R"])
         self.assertEqual(len(res.tuples), 2)
         self.assertTrue(res.expected["present"].all())
         self.assertEqual(sorted(res.expected["key"]), sorted(res.tuples["key"]))
@@ -175,6 +195,51 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(list(kr.columns(old, "tuples")["unit"].unique()), [""])
         p, out = self.run_report(old)
         self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_schema3_file_loads_with_the_labels_kapla_writes_now(self):
+        # Written before the strategy_letter / strategy_label columns: the loader's fallback
+        # for old files gives the same letters and labels as this kapla writes for the job.
+        old = kr.load([os.path.join(OLD_RESULTS, "schema3_mlp_s.h5")])
+        now = kr.load([self.schema3_again])
+        self.assertEqual((old.files[0].schema, now.files[0].schema), (3, kr.SCHEMA_VERSIONS[-1]))
+        raw = raw_tuples(self.schema3_again)
+        for res in (old, now):
+            for table in (res.tuples, res.expected):
+                self.assertEqual(
+                    {k: (l, b) for k, l, b in zip(table["key"], table["letter"], table["label"])},
+                    {k: (r["strategy_letter"], r["strategy_label"]) for k, r in raw.items()})
+        self.assertEqual(sorted(old.tuples["label"]), ["B", "R[max_evaluations=40]"])
+        p, out = self.run_report(os.path.join(OLD_RESULTS, "schema3_mlp_s.h5"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "index.md"), encoding="utf-8") as f:
+            self.assertIn("R[max_evaluations=40]", f.read())
+
+    def test_tables_use_the_labels_from_the_file(self):
+        res = kr.load([self.labelled])
+        raw = raw_tuples(self.labelled)
+        self.assertEqual(sorted(r["strategy_label"] for r in raw.values()),
+                         ["B", "K", "R[max_evaluations=20]", "R[max_evaluations=40]"])
+        self.assertEqual(raw["mlp_s:edge:K:b1:s1"]["strategy_letter"], "K")  # named by letter
+        labels = ["B", "R[max_evaluations=20]", "R[max_evaluations=40]", "K"]  # paper order
+        t = {t.name: t for t in kt.time_tables(res)}["time_inference_edge_b1"]
+        self.assertEqual(t.columns, ["Network"] + labels + ["K vs " + l for l in labels[:3]])
+        for r in raw.values():
+            self.assertEqual(cell_text(t, "mlp_s", r["strategy_label"]).value,
+                             r["search_seconds"])
+        status = kt.status_table(res)
+        self.assertEqual([r[0].text for r in status.rows], labels)
+        # No strategy table of their own: letters, labels and colours come from the file.
+        for module, name in ((kr, "STRATEGY_LETTERS"), (kr, "LETTER_STRATEGIES"),
+                             (kr, "strategy_letter"), (kt, "strategy_label"),
+                             (kt, "with_labels"), (kp, "STRATEGY_COLORS")):
+            self.assertFalse(hasattr(module, name), name)
+
+    def test_colours_follow_the_label_order_with_one_palette(self):
+        colours = kp.strategy_colors(["K", "T[x=1]", "B", "R[max_evaluations=20]", "B"])
+        self.assertEqual(list(colours), ["B", "R[max_evaluations=20]", "K", "T[x=1]"])
+        self.assertEqual(list(colours.values()), kp.STRATEGY_PALETTE[:4])
+        many = kp.strategy_colors([f"Z{i:02d}" for i in range(len(kp.STRATEGY_PALETTE) + 1)])
+        self.assertEqual(len(many), len(kp.STRATEGY_PALETTE) + 1)  # more labels than colours
 
     def test_directory_and_not_run(self):
         res = kr.load([self.results])
@@ -390,10 +455,11 @@ class ReportTest(unittest.TestCase):
         self.assertRefused(path, "checksum mismatch")
 
     def test_other_schema_version(self):
-        # A well-formed, correctly checksummed file that says kapla_schema 4.
-        path = os.path.join(self.tmp, "v4.h5")
+        # A well-formed, correctly checksummed file of the next schema version.
+        newer = kr.SCHEMA_VERSIONS[-1] + 1
+        path = os.path.join(self.tmp, f"v{newer}.h5")
         with h5py.File(path, "w", userblock_size=512) as f:
-            f.attrs["kapla_schema"] = np.int32(4)
+            f.attrs["kapla_schema"] = np.int32(newer)
         with open(path, "r+b") as f:
             f.seek(512)
             body = f.read()
@@ -401,7 +467,8 @@ class ReportTest(unittest.TestCase):
                      .encode().ljust(512, b"\0"))
             f.seek(0)
             f.write(block)
-        self.assertRefused(path, "kapla_schema version 4", "versions 2 to 3")
+        self.assertRefused(path, f"kapla_schema version {newer}",
+                           f"versions 2 to {newer - 1}")
 
     def test_checksum_agrees_with_kapla(self):
         kr.verify_file(self.main, checksum=True)  # raises if our FNV-1a differs from kapla's

@@ -14,12 +14,32 @@
 #include "fake_runner.hpp"
 #include "io/hdf5_reader.hpp"
 #include "io/hdf5_sink.hpp"
+#include "io/job_json.hpp"
 
 namespace kapla::io {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+
+/// Two strategies on edge, batch 1: random (R) and kapla with params (K[x=1]).
+sweep::SweepSpec unit_spec(std::vector<std::string> networks) {
+  sweep::SweepSpec spec;
+  spec.networks = std::move(networks);
+  spec.hardware = {{"edge", {1}}};
+  spec.strategies = {{"random", "", {}, "R", "R"}, {"kapla", "{\"x\":1}", {}, "K", "K[x=1]"}};
+  return spec;
+}
+
+std::vector<ExpectedTuple> expected_of(const sweep::SweepSpec& spec, const std::string& job) {
+  std::vector<ExpectedTuple> out;
+  for (const auto& t : sweep::expand_tuples(spec)) out.push_back({job, t});
+  return out;
+}
+
+std::vector<ExpectedTuple> expected_of(std::vector<std::string> networks) {
+  return expected_of(unit_spec(std::move(networks)), "unit");
+}
 
 class Hdf5Results : public ::testing::Test {
  protected:
@@ -33,13 +53,9 @@ class Hdf5Results : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   static std::vector<sweep::TupleRecord> records(std::vector<std::string> networks) {
-    sweep::SweepSpec spec;
-    spec.networks = std::move(networks);
-    spec.hardware = {{"edge", {1}}};
-    spec.strategies = {{"random", "", {}}, {"kapla", "{\"x\":1}", {}}};
     sweep::testing::FakeRunner fake;
     std::vector<sweep::TupleRecord> out;
-    for (const auto& t : sweep::expand_tuples(spec)) {
+    for (const auto& t : sweep::expand_tuples(unit_spec(std::move(networks)))) {
       sweep::TupleRecord r;
       r.tuple = t;
       r.search_seed = sweep::tuple_seed(t);
@@ -53,6 +69,15 @@ class Hdf5Results : public ::testing::Test {
       out.push_back(r);
     }
     return out;
+  }
+  /// dir_/r.h5: network n1's tuples, run and expected.
+  fs::path write_n1() const {
+    ResultsFile rf;
+    rf.info = info();
+    rf.info.expected = expected_of({"n1"});
+    rf.records = records({"n1"});
+    write_results_file(dir_ / "r.h5", rf);
+    return dir_ / "r.h5";
   }
   static ResultsFileInfo info(std::string fingerprint = "00000000000000aa") {
     ResultsFileInfo i;
@@ -245,16 +270,6 @@ TEST_F(Hdf5Results, merge_refuses_conflicts_and_other_jobs) {
 }
 
 // The expected tuples of a spec over `networks` (what `kapla sweep` writes to /expected).
-std::vector<ExpectedTuple> expected_of(std::vector<std::string> networks) {
-  sweep::SweepSpec spec;
-  spec.networks = std::move(networks);
-  spec.hardware = {{"edge", {1}}};
-  spec.strategies = {{"random", "", {}}, {"kapla", "{\"x\":1}", {}}};
-  std::vector<ExpectedTuple> out;
-  for (const auto& t : sweep::expand_tuples(spec)) out.push_back({"unit", t});
-  return out;
-}
-
 std::vector<std::string> keys_of(const std::vector<ExpectedTuple>& expected) {
   std::vector<std::string> keys;
   for (const auto& e : expected) keys.push_back(e.tuple.key());
@@ -262,11 +277,7 @@ std::vector<std::string> keys_of(const std::vector<ExpectedTuple>& expected) {
 }
 
 TEST_F(Hdf5Results, every_table_stores_its_columns_units_and_descriptions) {
-  ResultsFile rf;
-  rf.info = info();
-  rf.info.expected = expected_of({"n1"});
-  rf.records = records({"n1"});
-  write_results_file(dir_ / "r.h5", rf);
+  write_n1();
   const hid_t f = H5Fopen((dir_ / "r.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(f, 0);
   for (const char* table : {"tuples", "layers", "segments", "curves", "resolved", "expected"}) {
@@ -332,7 +343,7 @@ TEST_F(Hdf5Results, a_schema2_file_still_loads) {
   EXPECT_FALSE(old.records[0].result.layers.front().partition.empty());
 }
 
-TEST_F(Hdf5Results, a_schema2_output_resumes_into_schema3) {
+TEST_F(Hdf5Results, a_schema2_output_resumes_into_the_current_schema) {
   const fs::path out = dir_ / "old.h5";
   fs::copy_file(schema2_file(), out);
   const ResultsFile old = read_results_file(out);
@@ -352,6 +363,94 @@ TEST_F(Hdf5Results, a_schema2_output_resumes_into_schema3) {
   // Sorted by key: the two old tuples ("mlp_s:...") come before the new one ("n1:...").
   const std::vector<sweep::TupleRecord> kept(now.records.begin(), now.records.begin() + 2);
   EXPECT_EQ(sweep::first_difference(old.records, kept), std::nullopt);
+}
+
+TEST_F(Hdf5Results, strategy_letter_and_label_are_written_and_read_back) {
+  const ResultsFile back = read_results_file(write_n1());
+  std::vector<std::string> rows, expected;
+  for (const auto& r : back.records) {
+    rows.push_back(r.tuple.key() + " " + r.tuple.strategy_letter + " " + r.tuple.strategy_label);
+  }
+  for (const auto& e : back.info.expected) {
+    expected.push_back(e.tuple.strategy_letter + " " + e.tuple.strategy_label);
+  }
+  // The keys carry no label.
+  const std::string params_hash = sweep::hex64(sweep::fnv1a("{\"x\":1}")).substr(0, 8);
+  EXPECT_EQ(rows, (std::vector<std::string>{"n1:edge:random:b1:s1 R R",
+                                            "n1:edge:kapla:b1:s1:p" + params_hash + " K K[x=1]"}));
+  EXPECT_EQ(expected, (std::vector<std::string>{"R R", "K K[x=1]"}));  // job order
+}
+
+fs::path schema3_file(const char* ext) {
+  return fs::path(KAPLA_TEST_DATA_DIR) / "results" / (std::string("schema3_mlp_s.") + ext);
+}
+
+const std::vector<std::string> kSchema3Keys = {"mlp_s:edge:exhaustive:b1:s1",
+                                               "mlp_s:edge:random:b1:s1:pc7585b96"};
+
+/// The tuples of the job that wrote schema3_mlp_s.h5, as this kapla's parse gives them.
+std::vector<ExpectedTuple> schema3_job() {
+  const sweep::SweepSpec spec = load_job_file(schema3_file("json"));
+  return expected_of(spec, spec.name);
+}
+
+TEST_F(Hdf5Results, a_schema3_file_still_loads) {
+  const ResultsFile old = read_results_file(schema3_file("h5"));
+  EXPECT_EQ(old.info.schema, 3);
+  EXPECT_EQ(old.info.job_name, "schema3_mlp_s");
+  EXPECT_EQ(keys_of(old.info.expected), kSchema3Keys);
+  ASSERT_EQ(old.records.size(), 2u);
+  EXPECT_EQ(old.records[0].result.total_cost, 0.00025674388203041824);
+  EXPECT_EQ(old.records[1].result.stats.evaluated, 120);
+  for (const auto& r : old.records) {
+    EXPECT_EQ(r.tuple.strategy_letter, "");  // schema 3 has no such column
+    EXPECT_FALSE(r.result.layers.empty());
+    EXPECT_FALSE(r.result.resolved.empty());
+  }
+  EXPECT_FALSE(old.records[1].result.stats.curve.empty());
+}
+
+std::vector<std::string> labels_of(const ResultsFile& rf) {
+  std::vector<std::string> out;
+  for (const auto& r : rf.records) {
+    out.push_back(r.tuple.strategy_letter + " " + r.tuple.strategy_label);
+  }
+  for (const auto& e : rf.info.expected) {
+    out.push_back(e.tuple.strategy_letter + " " + e.tuple.strategy_label);
+  }
+  return out;
+}
+
+const std::vector<std::string> kSchema3Labels = {"B B", "R R[max_evaluations=40]", "B B",
+                                                 "R R[max_evaluations=40]"};
+
+TEST_F(Hdf5Results, a_schema3_output_resumes_into_the_current_schema_with_the_jobs_labels) {
+  const fs::path out = dir_ / "old.h5";
+  fs::copy_file(schema3_file("h5"), out);
+  const ResultsFile old = read_results_file(out);
+  ResultsFileInfo i = info(old.info.job_fingerprint);
+  i.job_name = old.info.job_name;
+  i.expected = schema3_job();
+  Hdf5Sink sink(out, i);
+  const auto keys = sink.existing_keys();
+  EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.end()), kSchema3Keys);  // nothing to run
+  sink.finish();
+  const ResultsFile now = read_results_file(out);
+  EXPECT_EQ(now.info.schema, kResultSchemaVersion);
+  EXPECT_EQ(labels_of(now), kSchema3Labels);
+  EXPECT_EQ(sweep::first_difference(old.records, now.records), std::nullopt);
+}
+
+TEST_F(Hdf5Results, a_schema3_file_merged_with_a_newer_one_takes_its_labels) {
+  const ResultsFile old = read_results_file(schema3_file("h5"));
+  ResultsFile newer;  // the same job's /expected, as this kapla writes it
+  newer.info = info(old.info.job_fingerprint);
+  newer.info.job_name = old.info.job_name;
+  newer.info.expected = schema3_job();
+  write_results_file(dir_ / "new.h5", newer);
+  const ResultsFile merged = merge_results({old, read_results_file(dir_ / "new.h5")});
+  EXPECT_EQ(keys_of(merged.info.expected), kSchema3Keys);
+  EXPECT_EQ(labels_of(merged), kSchema3Labels);
 }
 
 TEST_F(Hdf5Results, every_column_reads_back_what_it_wrote) {

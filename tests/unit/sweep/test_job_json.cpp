@@ -54,6 +54,41 @@ TEST(job_json, parses_a_valid_job) {
   EXPECT_EQ(sweep::expand_tuples(spec).size(), 2u * 3u * 2u * 2u);
 }
 
+TEST(job_json, strategies_carry_their_registry_letter_and_a_label_outside_the_key) {
+  const auto spec = parse_job_text(kValid, "jobs/t.json");
+  EXPECT_EQ(spec.strategies[0].letter, "B");
+  EXPECT_EQ(spec.strategies[0].label, "B");
+  EXPECT_EQ(spec.strategies[1].letter, "R");
+  EXPECT_EQ(spec.strategies[1].label, "R[max_evaluations=100]");
+  const auto tuples = sweep::expand_tuples(spec);
+  const auto& r = tuples[2];  // seeds innermost: exhaustive s1, s7, then random s1
+  EXPECT_EQ(r.strategy_letter, "R");
+  EXPECT_EQ(r.strategy_label, "R[max_evaluations=100]");
+  // The key is what it was before labels existed: old results keep matching.
+  EXPECT_EQ(r.key(), "mlp_s:cloud:random:b64:s1:p" +
+                         sweep::hex64(sweep::fnv1a(R"({"max_evaluations":100})")).substr(0, 8));
+  // A letter names the strategy as well; several params in key order, strings unquoted.
+  const auto k = parse_job_text(R"({"name": "t", "networks": ["mlp_s"],
+      "hardware": [{"name": "edge", "batch": 1}], "output": "x.h5", "strategies": ["s",
+      {"name": "random", "params": {"victory_condition": 10, "max_evaluations": 5}},
+      {"name": "kapla", "params": {"refinement": "paper", "fallback": false}},
+      {"name": "B", "params": {}}]})",
+                                  "jobs/k.json");
+  std::vector<std::string> labels;
+  for (const auto& s : k.strategies) labels.push_back(s.letter + " " + s.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"S S", "R R[max_evaluations=5,victory_condition=10]",
+                                              "K K[fallback=false,refinement=paper]", "B B"}));
+}
+
+TEST(job_json, an_unknown_strategy_is_refused_at_its_name) {
+  EXPECT_THAT(error_of(R"({"name": "x", "networks": ["mlp_s"], "hardware": [{"name": "edge",
+      "batch": 1}], "strategies": ["exhaustive", "annealing"], "output": "o.h5"})"),
+              HasSubstr("jobs/x.json: strategies[1]: unknown strategy 'annealing'; known: "));
+  EXPECT_THAT(error_of(R"({"name": "x", "networks": ["mlp_s"], "hardware": [{"name": "edge",
+      "batch": 1}], "strategies": [{"name": "annealing", "params": {"t": 1}}], "output": "o.h5"})"),
+              HasSubstr("jobs/x.json: strategies[0].name: unknown strategy 'annealing'"));
+}
+
 TEST(job_json, fingerprint_follows_options_not_axes) {
   const auto a = parse_job_text(kValid, "a");
   std::string more_nets = kValid;

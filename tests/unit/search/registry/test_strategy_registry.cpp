@@ -160,6 +160,9 @@ TEST(strategy_registry, a_job_file_reaches_a_test_strategy_and_its_params) {
                                        "jobs/t.json", registry());
   ASSERT_EQ(spec.strategies.size(), 1u);
   EXPECT_EQ(registry().find("T").describe(spec.strategies[0].options, 1)[1].second, "3");
+  // Its letter and label reach the results through the registry alone.
+  EXPECT_EQ(sweep::expand_tuples(spec)[0].strategy_letter, "T");
+  EXPECT_EQ(sweep::expand_tuples(spec)[0].strategy_label, "T[samples=3]");
   try {
     (void)io::parse_job_text(R"({"name": "t", "networks": ["mlp_s"],
       "hardware": [{"name": "edge", "batch": 1}],

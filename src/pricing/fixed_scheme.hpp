@@ -120,6 +120,21 @@ class FixedSchemeEvaluator {
   explicit FixedSchemeEvaluator(const LayerProblem& problem);
   FixedSchemeEvaluator(const LayerProblem& problem, std::vector<mapping::PartitionScheme> parts);
 
+ private:
+  struct Cache;
+
+ public:
+  /// The partitions with their setups and placements (computed once, on first use). They do not
+  /// depend on the problem's constraint or sched_seq, so evaluators of problems that differ
+  /// only in those may share them (K solves one layer under many constraints of a segment).
+  using SharedSetups = std::shared_ptr<Cache>;
+  SharedSetups shared_setups() const { return cache_; }
+  /// An evaluator of `problem` over `setups` made for a problem equal to it but for the
+  /// constraint and sched_seq (the caller's promise: pricing::problem_key of both, with the
+  /// layout and without the constraint, are equal).
+  FixedSchemeEvaluator(const LayerProblem& problem, SharedSetups setups)
+      : p_(&problem), cache_(std::move(setups)) {}
+
   const LayerProblem& problem() const { return *p_; }
   const std::vector<mapping::PartitionScheme>& partitions() const { return cache_->parts; }
   /// The index of `part` in partitions(), or nullopt.
@@ -137,7 +152,7 @@ class FixedSchemeEvaluator {
     PartitionSetup setup;
     PartitionPlacement placement;
   };
-  struct Cache {
+  struct Cache {  // declared above
     std::vector<mapping::PartitionScheme> parts;
     std::vector<PhyDim2> filter_nodes;
     std::unique_ptr<Slot[]> slots;

@@ -26,7 +26,15 @@ NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer)
   return n;
 }
 
-CostOracle::CostOracle(const pricing::LayerProblem& problem) : eval_(problem) {
+CostOracle::CostOracle(const pricing::LayerProblem& problem) : eval_(problem) { index_parts(); }
+
+CostOracle::CostOracle(const pricing::LayerProblem& problem,
+                       pricing::FixedSchemeEvaluator::SharedSetups setups)
+    : eval_(problem, std::move(setups)) {
+  index_parts();
+}
+
+void CostOracle::index_parts() {
   const auto& parts = eval_.partitions();
   index_.reserve(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i) index_.emplace(key_of(parts[i]), i);  // first wins

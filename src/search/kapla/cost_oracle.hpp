@@ -20,6 +20,15 @@ namespace kapla::search::kapla {
 class CostOracle final : public LayerOracle, public OnChipPricer {
  public:
   explicit CostOracle(const pricing::LayerProblem& problem);
+  /// The same over partition setups (mapping, buffer sharing, placement) shared with the
+  /// oracles of problems that differ from this one only in the constraint and sched_seq,
+  /// which never enter them (pricing::FixedSchemeEvaluator::SharedSetups).
+  CostOracle(const pricing::LayerProblem& problem,
+             pricing::FixedSchemeEvaluator::SharedSetups setups);
+  /// The partition setups, to share with such oracles.
+  pricing::FixedSchemeEvaluator::SharedSetups shared_setups() const {
+    return eval_.shared_setups();
+  }
 
   const model::Layer& layer() const override { return eval_.problem().layer; }
   std::int64_t batch() const override { return eval_.problem().batch; }
@@ -46,6 +55,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer {
     std::size_t operator()(const PartKey& k) const;
   };
   static PartKey key_of(const mapping::PartitionScheme& part);
+  void index_parts();
 
   pricing::FixedSchemeEvaluator eval_;
   std::unordered_map<PartKey, std::size_t, PartKeyHash> index_;

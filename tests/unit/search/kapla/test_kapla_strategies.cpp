@@ -157,6 +157,37 @@ TEST(KaplaStrategies, SameAnswersOnOneAndTwoThreads) {
   }
 }
 
+// Solves of one layer under different constraints share the partition setups through the
+// caller's memo (as the network search does); the answers are those of unshared solves, in any
+// order, and the sharing happens (the memo is hit).
+TEST(KaplaStrategies, SharedSetupsAcrossConstraintsChangeNoAnswer) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  const KaplaSolver k;
+  for (const auto& [name, layer] : small_layers()) {
+    SearchMemo memo;
+    SearchContext shared{1};
+    shared.memo = &memo;
+    for (const std::int64_t topbat : {0, 1, 2, 4}) {
+      auto p = problem(layer, 4, hw);
+      p.constraint.topbat = topbat;
+      p.sched_seq = {1, 0, static_cast<int>(topbat)};
+      const auto alone = k.search(p, {1});
+      const auto with_memo = k.search(p, shared);
+      ASSERT_EQ(alone.size(), with_memo.size()) << name << " topbat " << topbat;
+      for (std::size_t i = 0; i < alone.size(); ++i) {
+        EXPECT_EQ(alone[i].part, with_memo[i].part) << name;
+        EXPECT_EQ(alone[i].tvals, with_memo[i].tvals) << name;
+        EXPECT_EQ(alone[i].orders, with_memo[i].orders) << name;
+        EXPECT_EQ(alone[i].cost, with_memo[i].cost) << name;
+        EXPECT_EQ(alone[i].time, with_memo[i].time) << name;
+        EXPECT_EQ(alone[i].sched_seq, p.sched_seq) << name;  // the problem's own, not the first's
+        EXPECT_EQ(with_memo[i].sched_seq, p.sched_seq) << name;
+      }
+    }
+    EXPECT_EQ(memo.hits(), 3u) << name;  // the first solve fills it, the other three reuse it
+  }
+}
+
 // Why "K never below B" is not a theorem under the KAPLA cost variant: B's loop-blocking search
 // prunes with skip_conv, which assumes that moving the REGF-level factor of the GBUF level's
 // innermost loop up one level never hurts; the fork's regf_reusable refetch rule breaks that.

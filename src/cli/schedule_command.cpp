@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/progress_flags.hpp"
 #include "cli/schedule_text.hpp"
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
@@ -66,8 +67,7 @@ struct ScheduleArgs {
   std::string params_json;
   std::vector<std::string> params;
   bool show_directives = false;
-  bool quiet = false;
-  bool verbose = false;
+  ProgressFlags progress;
   std::string array_mapping;  // empty: the hardware's
   // The reference CLI's hardware flags (used without --hardware).
   std::vector<std::int64_t> nodes;
@@ -362,6 +362,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   model::limits::check_int("--budget", a.budget, 0, model::limits::kMaxEvaluations);
   model::limits::check_int("--victory", a.victory, 0, model::limits::kMaxEvaluations);
   model::limits::check_real("--budget-seconds", a.budget_seconds, 0, model::limits::kMaxSeconds);
+  a.progress.check();
   const io::Catalog catalog(ctx.resolved_data_dir());
   const model::Network net = catalog.load_network(a.network);
   model::Hardware hw =
@@ -387,10 +388,8 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   const auto strategy = entry.make(params, a.seed);
   hw.costs = costs;  // with the cost flags
 
-  ScheduleProgress progress(a.quiet                        ? ScheduleProgress::Mode::Quiet
-                            : ::isatty(2) && !a.verbose ? ScheduleProgress::Mode::Live
-                                                        : ScheduleProgress::Mode::Log,
-                            std::cerr, net, a.verbose ? 0 : 10);
+  ScheduleProgress progress(a.progress.mode(::isatty(2) != 0), std::cerr, net,
+                            a.progress.log_interval());
   schedule::RunControls controls;
   controls.num_threads = a.threads;
   controls.progress = std::ref(progress);
@@ -524,10 +523,7 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--json", a->json_out,
                   "Write the result as JSON to this file ('-': stdout, without the text; "
                   "docs/schedule_json.md)");
-  sub->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
-  sub->add_flag("--verbose,-v", a->verbose,
-                "A timestamped stderr line per segment searched, on a terminal too (instead "
-                "of the live line)");
+  add_progress_flags(*sub, a->progress, "segment searched");
   sub->footer(defaults_help());
   sub->add_option("--options", a->options_preset, "Option preset: training, inference, or a file");
   sub->add_option("--cost-model", a->cost_model, "kapla or tangram")->capture_default_str();

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/progress_flags.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
 #include "model/options.hpp"
@@ -38,7 +39,7 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
 /// after that long: a short search writes none; 0 = every segment); nothing when quiet.
 class ScheduleProgress {
  public:
-  enum class Mode { Quiet, Live, Log };
+  using Mode = ProgressMode;
   ScheduleProgress(Mode mode, std::ostream& err, const model::Network& net,
                    double log_interval = 10);
   void operator()(const schedule::SearchProgress& p);

@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/progress_flags.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/text_table.hpp"
 #include "core/errors.hpp"
@@ -167,11 +168,9 @@ struct SweepArgs {
   std::string job;
   std::string out;
   int threads = 0;
-  bool quiet = false;
-  bool verbose = false;
+  ProgressFlags progress;
   bool dry_run = false;
   double warn_hours = 4;
-  double progress_interval = 10;
   double stop_grace = 60;
   std::string command_line;
 };
@@ -234,6 +233,7 @@ namespace {
 void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory) {
   // Checked here, not by CLI11, whose message prints the largest double as the bound.
   model::limits::check_real("--stop-grace", args.stop_grace, 0, model::limits::kMaxSeconds);
+  args.progress.check();
   if (args.dry_run) {
     dry_run(args, ctx, factory);
     return;
@@ -256,10 +256,10 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
       info.kapla_version = KAPLA_VERSION;
       for (const auto& t : tuples) info.expected.push_back({spec.name, t});
       io::Hdf5Sink sink(output, info);
-      const bool report = rank == 0 && !args.quiet;
       const bool terminal = ::isatty(2) != 0;
-      TerminalProgress progress(report && terminal && !args.verbose, report && (!terminal || args.verbose),
-                                args.verbose ? 0 : args.progress_interval, report, output);
+      const ProgressMode mode = rank == 0 ? args.progress.mode(terminal) : ProgressMode::Quiet;
+      TerminalProgress progress(mode == ProgressMode::Live, mode == ProgressMode::Log,
+                                args.progress.log_interval(), mode != ProgressMode::Quiet, output);
       sweep::RunOptions options;
       options.threads = resolve_threads(args.threads, spec.threads);
       options.tuple_time_limit_seconds = spec.tuple_time_limit_seconds;
@@ -271,7 +271,7 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
                                 std::to_string(comm->size()) + " on " + host_name() + ": cpus " +
                                 affinity_text() + ", " + std::to_string(options.threads) +
                                 " OpenMP thread" + (options.threads == 1 ? "" : "s");
-      const AnnouncingRunner announcing(*runner, args.quiet || terminal ? "" : where);
+      const AnnouncingRunner announcing(*runner, args.progress.quiet || terminal ? "" : where);
       const auto summary = sweep::run_sweep(spec, announcing, *comm, sink, progress, options);
       if (summary.interrupted) ctx.exit_code = kExitInterrupted;
     } catch (const sweep::DispatchError& e) {
@@ -300,20 +300,13 @@ void register_sweep_with(CLI::App& app, Context& ctx, TupleRunnerFactory factory
   sub->add_option("--threads", args->threads,
                   "OpenMP threads per rank (default: the job's, else $OMP_NUM_THREADS, else 1)")
       ->check(CLI::Range(1, 4096));
-  sub->add_flag("--quiet,-q", args->quiet, "No progress and no summary on stderr");
   sub->add_flag("--dry-run", args->dry_run,
                 "Print the tuples with each one's estimated CPU time and the total; run nothing");
   sub->add_option("--warn-hours", args->warn_hours,
                   "--dry-run: warn when the total's upper bound exceeds this many CPU hours")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  sub->add_flag("--verbose,-v", args->verbose,
-                "A timestamped stderr line per finished tuple (on a terminal too, instead of the live line)");
-  sub->add_option("--progress-interval", args->progress_interval,
-                  "When stderr is not a terminal: seconds between progress lines (a line when a "
-                  "tuple finished at least this long after the last, else one a minute)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  add_progress_flags(*sub, args->progress, "finished tuple", "summary");
   sub->add_option("--stop-grace", args->stop_grace,
                   "Seconds a running tuple may go on after SIGTERM/SIGUSR1 to finish its record "
                   "(then it is abandoned and rerun on resume)")

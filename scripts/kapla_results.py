@@ -10,7 +10,9 @@
 A results file is refused with a one-line `ResultsError("FILE: reason")` when it is not HDF5,
 not a kapla results file (no `kapla_schema` root attribute), of another schema version,
 truncated or damaged (the 512-byte user block holds the size and FNV-1a-64 checksum of the rest
-of the file, as written by src/io/hdf5_sink.cpp), or misses a table. Tables and columns are
+of the file, as written by src/io/hdf5_sink.cpp), misses a table, or holds a value the writer
+never writes (a damaged file whose checksum was forged: the same checks as kapla's reader,
+src/io/result_ranges.cpp). Tables and columns are
 whatever the file holds: they are defined once, in src/io/result_schema.cpp, and each table
 carries its columns' units and descriptions as attributes (version 3).
 
@@ -59,6 +61,11 @@ AXES = ["network", "hardware", "strategy", "strategy_params", "strategy_letter",
         "strategy_label", "batch", "seed"]
 
 STATUSES = ["ok", "no_solution", "timeout", "failed", "interrupted"]
+
+# src/model/limits.hpp's kMaxBatch and kMaxThreads (tests/scripts/test_report.py compares them
+# with `kapla validate --limits`).
+MAX_BATCH = 1 << 20
+MAX_THREADS = 4096
 
 # The paper's column order of the strategies' letters: a presentation order only (tables and
 # colours put other letters after these, by label); letters and labels are read from the files.
@@ -258,7 +265,52 @@ def read_file(path: str, checksum: bool = True):
         if unknown:
             raise ResultsError(f"{name}: corrupt results: table '{t}' names unknown tuple "
                                f"'{sorted(unknown)[0]}'")
+    check_ranges(name, tables)
     return info, tables
+
+
+def _first_bad(df: pd.DataFrame, bad: pd.Series, field: str, reason: str, name: str) -> None:
+    """Raises for the first row where `bad` holds (the C++ reader's message)."""
+    if bad.any():
+        key = df.loc[bad.to_numpy().nonzero()[0][0], "key"]
+        raise ResultsError(f"{name}: tuple '{key}': {field}: {reason} (damaged results file?)")
+
+
+def check_ranges(name: str, tables: Dict[str, pd.DataFrame]) -> None:
+    """The value checks of kapla's reader (src/io/result_ranges.cpp), so that a damaged file
+    whose checksum was forged feeds no absurd number (an EDP of 1e29, a negative time, a batch
+    of 2^62) to the tables and plots: ResultsError for the first value the writer never writes."""
+    def count(df, col, lo, hi):
+        v = df[col].astype("int64")
+        bad = (v < lo) | (v > hi)
+        if bad.any():
+            _first_bad(df, bad, col, f"out of range [{lo}, {hi}], got {v[bad].iloc[0]}", name)
+
+    def amount(df, col, field=None):
+        v = df[col].astype("float64")
+        _first_bad(df, ~(np.isfinite(v) & (v >= 0)), field or col,
+                   "not a finite non-negative number", name)
+
+    t = tables["tuples"].reset_index(drop=True)
+    int64_max = np.iinfo(np.int64).max
+    count(t, "batch", 1, MAX_BATCH)
+    count(t, "threads", 1, MAX_THREADS)
+    for c in ("evaluated", "valid", "pruned"):
+        count(t, c, 0, int64_max)
+    for c in ["total_cost", "energy", "time", "edp", "search_seconds", "cpu_seconds"] + \
+            ENERGY_COLUMNS:
+        amount(t, c)
+    ok = t["status"] == "ok"
+    edp, product = t["edp"].astype("float64"), t["energy"] * t["time"]
+    off = (edp - product).abs() > 1e-9 * np.maximum(edp.abs(), product.abs())
+    _first_bad(t, ok & off, "edp", "is not energy x time", name)
+    layers = tables["layers"].reset_index(drop=True)
+    for c in ("energy", "time"):
+        amount(layers, c, f"layers.{c}")
+    count(layers, "segment", 0, int64_max)
+    segments = tables["segments"].reset_index(drop=True)
+    for c in ("energy", "time"):
+        amount(segments, c, f"segments.{c}")
 
 
 # --------------------------------------------------------------------------------------------

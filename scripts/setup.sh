@@ -14,11 +14,18 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-h5py python3-pandas python3-matplotlib hdf5-tools
   slurm-wlm munge
+  # -fsanitize=fuzzer for the libFuzzer harnesses (ctest fuzz_parsers, scripts/dev/fuzz.sh):
+  # Debian's default clang and its runtime libraries of the same version (on Debian 12 these
+  # pull clang-14 and libclang-rt-14-dev).
+  clang libclang-rt-dev
 )
 
+# One dpkg-query for all of them (a call per package took seconds on a loaded machine).
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${packages[@]}" 2>/dev/null |
+            awk '$2 == "installed" { print $1 }' || true)
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if ! grep -qxF "$p" <<<"$installed"; then
     missing+=("$p")
   fi
 done

@@ -63,6 +63,18 @@ def raw_resolved(path):
         return out
 
 
+def forge_checksum(path):
+    """Rewrites the user block so that the file's size and FNV-1a checksum match its body, as
+    an adversary (or a damaged file's lucky checksum) would."""
+    with open(path, "r+b") as f:
+        f.seek(512)
+        body = f.read()
+        block = (f"KAPLA-RESULTS\nsize={len(body)}\nfnv1a64={kr.fnv1a64(body):016x}\n"
+                 .encode().ljust(512, b"\0"))
+        f.seek(0)
+        f.write(block)
+
+
 def cell_text(table, row_name, column):
     j = table.columns.index(column)
     for r in table.rows:
@@ -460,15 +472,44 @@ class ReportTest(unittest.TestCase):
         path = os.path.join(self.tmp, f"v{newer}.h5")
         with h5py.File(path, "w", userblock_size=512) as f:
             f.attrs["kapla_schema"] = np.int32(newer)
-        with open(path, "r+b") as f:
-            f.seek(512)
-            body = f.read()
-            block = (f"KAPLA-RESULTS\nsize={len(body)}\nfnv1a64={kr.fnv1a64(body):016x}\n"
-                     .encode().ljust(512, b"\0"))
-            f.seek(0)
-            f.write(block)
+        forge_checksum(path)
         self.assertRefused(path, f"kapla_schema version {newer}",
                            f"versions 2 to {newer - 1}")
+
+    def test_forged_checksum_values_refused(self):
+        # Damaged values behind a forged checksum (issue 17.7): report.py refuses them as kapla's
+        # reader does (src/io/result_ranges.cpp), naming the tuple and the field.
+        cases = [("tuples", "edp", 1.93e29, "edp: is not energy x time"),
+                 ("tuples", "time", -1.0, "time: not a finite non-negative number"),
+                 ("tuples", "energy_dram", float("nan"), "energy_dram: not a finite"),
+                 ("tuples", "batch", 1 << 62, "batch: out of range [1, 1048576]"),
+                 ("tuples", "threads", 0, "threads: out of range [1, 4096]"),
+                 ("layers", "energy", float("inf"), "energy: not a finite non-negative"),
+                 ("segments", "time", -2.0, "time: not a finite non-negative")]
+        for table, column, value, words in cases:
+            with self.subTest(column=f"{table}.{column}"):
+                path = os.path.join(self.tmp, f"forged_{table}_{column}.h5")
+                shutil.copyfile(self.main, path)
+                with h5py.File(path, "r+") as f:
+                    row = f[table][0]
+                    row[column] = value
+                    f[table][0] = row
+                    key = row["key"].decode()
+                forge_checksum(path)
+                kr.verify_file(path, checksum=True)  # the checksum passes: only values are off
+                self.assertRefused(path, f"tuple '{key}'", words, "damaged results file?")
+                p = subprocess.run([self.kapla, "results", path], capture_output=True,
+                                   text=True, timeout=120)
+                self.assertEqual(p.returncode, 1, p.stdout)  # kapla refuses it too
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                self.assertIn(key, p.stderr)
+
+    def test_limits_agree_with_kapla(self):
+        p = subprocess.run([self.kapla, "validate", "--limits"], capture_output=True, text=True,
+                           check=True, timeout=60)
+        bounds = {l.split()[0]: int(l.split()[-1]) for l in p.stdout.splitlines()[1:]
+                  if l.split()[0] in ("batch", "threads")}
+        self.assertEqual(bounds, {"batch": kr.MAX_BATCH, "threads": kr.MAX_THREADS})
 
     def test_checksum_agrees_with_kapla(self):
         kr.verify_file(self.main, checksum=True)  # raises if our FNV-1a differs from kapla's

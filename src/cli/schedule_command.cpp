@@ -425,7 +425,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     std::cout << "\ntotal_noc_hops " << best.total_noc_hops() << "\nsearch_seconds " << seconds
               << "\nlayer_searches " << result.stats.layer_searches << " (cache hits "
               << result.stats.cache_hits << ")\n";
-    print_schedule(std::cout, {net, a.batch, hw, costs}, best);
+    print_schedule(std::cout, {net, a.batch, hw, costs, options}, best);
   }
 
   if (text && a.show_directives) {

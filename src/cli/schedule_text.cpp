@@ -8,7 +8,9 @@
 #include <sstream>
 #include <vector>
 
+#include "pricing/schedule_geometry.hpp"
 #include "schedule/layer_text.hpp"
+#include "schedule/resource_builder.hpp"
 #include "sweep/progress_log.hpp"
 
 namespace kapla::cli {
@@ -58,6 +60,23 @@ void put_energy(std::ostream& out, const EnergyParts& e, double total) {
   }
   out << ", NoC " << g6(e.noc) << " (" << percent(e.noc, total) << "), static " << g6(e.stat)
       << " (" << percent(e.stat, total) << ")";
+}
+
+// How the layer's logical PE set becomes the physical one (nn_dataflow-spec.md §6.2): folded
+// in time when larger than the array (each fold a pass over the smaller set), replicated over
+// the spare PEs, and, for row stationary, a set too wide for the array wrapped onto spare rows
+// (the physical set is then taller than folds and replicas explain).
+void put_array_mapping(std::ostream& out, const cost::MapGeometry& g, const model::Hardware& hw) {
+  const bool systolic = hw.array_mapping == model::ArrayMapping::Systolic;
+  out << "  PE mapping " << g.dim_lpeset << " logical PEs ("
+      << (systolic ? "ofmap pixels x ofmaps" : "filter rows x ofmap rows") << "), time folds "
+      << g.fold << " of " << g.dim_flpeset << ", replicas " << g.repl;
+  const std::int64_t stacked = g.dim_flpeset.h * g.repl.h;
+  if (stacked > 0 && g.dim_ppeset.h > stacked && g.dim_ppeset.h % stacked == 0) {
+    out << ", rows wrapped " << g.dim_ppeset.h / stacked << "x";
+  }
+  out << " -> " << g.dim_ppeset << " of the " << hw.pe_array << " PEs ("
+      << "mapping utilisation " << percent(g.util, 1) << ")\n";
 }
 
 // Blocking levels of nn_dataflow's loop blocking: trips outside the GBUF (refills from DRAM),
@@ -117,6 +136,10 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
 
   out << "\nlayers (energy in " << unit << ", time in cycles)\n";
   const double pes = static_cast<double>(v.hw.pe_array.h * v.hw.pe_array.w);
+  pricing::LayerProblem problem;  // what the mapping depends on (not the layouts or constraints)
+  problem.batch = v.batch;
+  problem.resource = schedule::build_resource(v.hw);
+  problem.options = v.options;
   for (std::size_t l : best.order()) {
     const auto& s = *best.get(l);
     out << v.net.layer_name(l) << "  (segment " << s.sched_seq[0] << ", stage " << s.sched_seq[1]
@@ -130,6 +153,8 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
         << ", " << s.num_nodes << (s.num_nodes == 1 ? " node" : " nodes") << " of "
         << v.hw.pe_array.h << 'x' << v.hw.pe_array.w << " PEs, utilisation "
         << percent(s.ops, busy) << " (MACs / (processing cycles x PEs))\n";
+    problem.layer = v.net.layer(l);
+    if (const auto g = pricing::schedule_geometry(problem, s)) put_array_mapping(out, *g, v.hw);
     out << "  partition  " << schedule::partition_text(s.part) << "\n";
     out << "  blocking   IFM,OFM,BAT trips per level:";
     for (std::size_t lvl = 0; lvl < s.tvals.size(); ++lvl) {

@@ -29,6 +29,7 @@ struct ScheduleView {
   std::int64_t batch;
   const model::Hardware& hw;
   const model::UnitCosts& costs;  // the hardware's, after --op-cost etc.
+  const model::SearchOptions& options;  // the search's (the mapping depends on them)
 };
 
 /// The readable part of the printout: energy by kind, segments, then one block per layer.

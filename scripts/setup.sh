@@ -18,6 +18,8 @@ packages=(
   # Debian's default clang and its runtime libraries of the same version (on Debian 12 these
   # pull clang-14 and libclang-rt-14-dev).
   clang libclang-rt-dev
+  # The house style's formatter (ctest source_format, scripts/dev/format.sh); clang-format-14.
+  clang-format
 )
 
 # One dpkg-query for all of them (a call per package took seconds on a loaded machine).

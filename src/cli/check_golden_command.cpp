@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "core/errors.hpp"
 #include "cli/golden_checks.hpp"
+#include "core/errors.hpp"
 #include "io/catalog.hpp"
 #include "io/golden_record.hpp"
 
@@ -60,7 +60,8 @@ void run_check(const CheckArgs& a, Context& ctx) {
     const std::vector<nlohmann::json> recs = io::golden::read_jsonl(file);
     for (std::size_t i = 0; i < recs.size(); ++i) {
       const auto& rec = recs[i];
-      if (!rec.is_object()) throw InputError(file + ": record " + std::to_string(i + 1) + ": not an object");
+      if (!rec.is_object())
+        throw InputError(file + ": record " + std::to_string(i + 1) + ": not an object");
       const std::string kind = rec.value("kind", std::string());
       if (!a.only_kind.empty() && kind != a.only_kind) continue;
       GoldenCheck c;
@@ -94,7 +95,8 @@ void run_check(const CheckArgs& a, Context& ctx) {
 void register_check_golden(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<CheckArgs>();
   CLI::App* sub = app.add_subcommand(
-      "check-golden", "Re-evaluate golden parity records (scheme_eval, layer_schedule, network_run)");
+      "check-golden",
+      "Re-evaluate golden parity records (scheme_eval, layer_schedule, network_run)");
   sub->add_option("files", a->files, "Golden .jsonl files")->required();
   sub->add_option("--threads", a->threads, "OpenMP threads per layer search");
   sub->add_option("--kind", a->only_kind, "Only records of this kind");

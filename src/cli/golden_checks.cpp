@@ -94,8 +94,10 @@ GoldenCheck check_layer_schedule(const json& rec, int threads) {
         break;
       }
       for (std::size_t i = 0; i < keys.size() && cmp.ok(); ++i) {
-        cmp.equal("tops[" + std::to_string(i) + "].cost", tops[i].cost, golden::to_double(keys[i][0]));
-        cmp.equal("tops[" + std::to_string(i) + "].time", tops[i].time, golden::to_double(keys[i][1]));
+        cmp.equal("tops[" + std::to_string(i) + "].cost", tops[i].cost,
+                  golden::to_double(keys[i][0]));
+        cmp.equal("tops[" + std::to_string(i) + "].time", tops[i].time,
+                  golden::to_double(keys[i][1]));
       }
       break;
     case model::Goal::Delay: {
@@ -123,7 +125,8 @@ GoldenCheck check_layer_schedule(const json& rec, int threads) {
 namespace {
 
 GoldenCheck check_network_run(const json& rec, int threads, const NetworkLoader& load_network) {
-  const std::string id = rec.at("config").get<std::string>() + "/" + rec.at("net").get<std::string>();
+  const std::string id =
+      rec.at("config").get<std::string>() + "/" + rec.at("net").get<std::string>();
   Comparer cmp(id);
   if (rec.at("status") != "ok") {
     GoldenCheck g;
@@ -155,7 +158,8 @@ GoldenCheck check_network_run(const json& rec, int threads, const NetworkLoader&
       break;
     case model::Goal::Delay: {
       const bool same_t = golden::rel_equal(best.total_time(), t);
-      if (!((best.total_time() < t && !same_t) || (same_t && best.total_cost() <= c * (1 + 1e-9)))) {
+      if (!((best.total_time() < t && !same_t) ||
+            (same_t && best.total_cost() <= c * (1 + 1e-9)))) {
         cmp.fail("goal d key worse: total_time", best.total_time(), t);
       }
       break;
@@ -177,15 +181,15 @@ GoldenCheck check_scheme_eval(const json& rec) {
   const auto priced =
       pricing::price_fixed_scheme(problem, fs.part, {fs.nld_index, {fs.bl_ts, fs.bl_ords}});
   if (!priced.blocking) {
-    cmp.fail("nld_index out of range (" + std::to_string(priced.setup.map.nlds.size()) +
-             " NLDs)");
+    cmp.fail("nld_index out of range (" + std::to_string(priced.setup.map.nlds.size()) + " NLDs)");
     return cmp.result();
   }
   const auto& lbs = *priced.blocking;
   const bool want_valid = rec.at("valid").get<bool>();
   if (lbs.valid() != want_valid) {
     cmp.fail(std::string("valid: ") + (lbs.valid() ? "true" : "false") + " vs reference " +
-             (want_valid ? "true" : "false") + " (" + std::string(cost::invalid_reason_name(lbs.invalid)) + ")");
+             (want_valid ? "true" : "false") + " (" +
+             std::string(cost::invalid_reason_name(lbs.invalid)) + ")");
     return cmp.result();
   }
   if (!want_valid) {
@@ -218,20 +222,26 @@ GoldenCheck check_scheme_eval(const json& rec) {
   for (auto m : all_values<MemLevel>()) {
     for (auto d : all_values<DataCategory>()) {
       cmp.equal("access[" + std::to_string(index_of(m)) + "][" + std::to_string(index_of(d)) + "]",
-                lbs.access[m][d], golden::to_double(r.at("access").at(index_of(m)).at(index_of(d))));
+                lbs.access[m][d],
+                golden::to_double(r.at("access").at(index_of(m)).at(index_of(d))));
     }
   }
   for (auto d : all_values<DataCategory>()) {
     const std::string di = "[" + std::to_string(index_of(d)) + "]";
     cmp.equal("remote_gbuf_access" + di, lbs.remote_gbuf_access[d],
               golden::to_double(r.at("remote_gbuf_access").at(index_of(d))));
-    cmp.equal("unit_nhops" + di, lc.unit_nhops[d], golden::to_double(r.at("unit_nhops").at(index_of(d))));
-    cmp.equal("mem_nhops" + di, lc.mem_nhops[d], golden::to_double(r.at("mem_nhops").at(index_of(d))));
-    cmp.equal("node_nhops" + di, lc.node_nhops[d], golden::to_double(r.at("node_nhops").at(index_of(d))));
-    cmp.equal("total_nhops" + di, lc.total_nhops[d], golden::to_double(r.at("total_nhops").at(index_of(d))));
+    cmp.equal("unit_nhops" + di, lc.unit_nhops[d],
+              golden::to_double(r.at("unit_nhops").at(index_of(d))));
+    cmp.equal("mem_nhops" + di, lc.mem_nhops[d],
+              golden::to_double(r.at("mem_nhops").at(index_of(d))));
+    cmp.equal("node_nhops" + di, lc.node_nhops[d],
+              golden::to_double(r.at("node_nhops").at(index_of(d))));
+    cmp.equal("total_nhops" + di, lc.total_nhops[d],
+              golden::to_double(r.at("total_nhops").at(index_of(d))));
     for (std::size_t b = 0; b < 2; ++b) {
       const std::string bi = "[" + std::to_string(b) + "]" + di;
-      cmp.equal("fetch" + bi, static_cast<double>(lbs.fetch[b][d]), golden::to_double(r.at("fetch").at(b).at(index_of(d))));
+      cmp.equal("fetch" + bi, static_cast<double>(lbs.fetch[b][d]),
+                golden::to_double(r.at("fetch").at(b).at(index_of(d))));
       cmp.equal("size" + bi, lbs.size[b][d], golden::to_double(r.at("size").at(b).at(index_of(d))));
     }
   }

@@ -13,9 +13,9 @@
 namespace kapla::cli {
 
 struct GoldenCheck {
-  bool skipped = false;       // the record has no reference result (error, timeout)
-  std::string mismatch;       // empty = pass; else "<id>: <field>: mine vs reference"
-  double max_rel_err = 0;     // over the compared figures
+  bool skipped = false;    // the record has no reference result (error, timeout)
+  std::string mismatch;    // empty = pass; else "<id>: <field>: mine vs reference"
+  double max_rel_err = 0;  // over the compared figures
   /// What kapla priced: the scheme's cost, the best layer schedule's, or the best network
   /// schedule's, and where it goes (the same EnergyBreakdown `kapla schedule --json` and the
   /// HDF5 energy_* columns report). Unset when nothing was priced.

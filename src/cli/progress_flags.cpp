@@ -18,12 +18,12 @@ void ProgressFlags::check() const {
 
 void add_progress_flags(CLI::App& sub, ProgressFlags& flags, const std::string& item,
                         const std::string& also_silenced) {
-  sub.add_flag("--quiet,-q", flags.quiet,
-               "No progress" + (also_silenced.empty() ? "" : " and no " + also_silenced) +
-                   " on stderr");
-  sub.add_flag("--verbose,-v", flags.verbose,
-               "A timestamped stderr line per " + item +
-                   " (on a terminal too, instead of the live line)");
+  sub.add_flag(
+      "--quiet,-q", flags.quiet,
+      "No progress" + (also_silenced.empty() ? "" : " and no " + also_silenced) + " on stderr");
+  sub.add_flag(
+      "--verbose,-v", flags.verbose,
+      "A timestamped stderr line per " + item + " (on a terminal too, instead of the live line)");
   sub.add_option("--progress-interval", flags.interval_seconds,
                  "When stderr is not a terminal: at least this many seconds between progress "
                  "lines (docs/sweep.md, Progress)")

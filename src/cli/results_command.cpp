@@ -43,7 +43,8 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
   sub->add_option("input", args->input,
                   "A results file, or a directory of them (with any *.parts/ of unfinished runs)")
       ->required();
-  sub->add_flag("--csv", args->csv, "CSV with a header line, numbers in the shortest form that reads back exactly");
+  sub->add_flag("--csv", args->csv,
+                "CSV with a header line, numbers in the shortest form that reads back exactly");
   sub->callback([args] {
     std::map<std::string, sweep::TupleRecord> by_key;  // sorted by key; first one wins
     for (const auto& file : io::read_results(args->input)) {
@@ -59,15 +60,20 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
                   << sweep::status_name(x.status) << ',' << exact(x.total_cost) << ','
                   << exact(x.time) << ',' << exact(x.stats.wall_seconds) << ',' << r.tuple.seed
                   << ',' << exact(x.energy) << ',' << exact(x.edp) << ',' << x.stats.evaluated
-                  << ',' << x.stats.valid << ',' << x.stats.pruned << ',' << x.stats.threads
-                  << ',' << csv_field(key) << '\n';
+                  << ',' << x.stats.valid << ',' << x.stats.pruned << ',' << x.stats.threads << ','
+                  << csv_field(key) << '\n';
       }
       return;
     }
-    TextTable table({{"network"}, {"hardware"}, {"strategy"}, {"batch", TextTable::Align::Right},
-                     {"status"}, {"total_cost", TextTable::Align::Right},
+    TextTable table({{"network"},
+                     {"hardware"},
+                     {"strategy"},
+                     {"batch", TextTable::Align::Right},
+                     {"status"},
+                     {"total_cost", TextTable::Align::Right},
                      {"total_time", TextTable::Align::Right},
-                     {"search_s", TextTable::Align::Right}, {"seed", TextTable::Align::Right}});
+                     {"search_s", TextTable::Align::Right},
+                     {"seed", TextTable::Align::Right}});
     for (const auto& [key, r] : by_key) {
       const auto& x = r.result;
       table.add_row({r.tuple.network, r.tuple.hardware, r.tuple.strategy,

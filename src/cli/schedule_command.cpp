@@ -12,9 +12,9 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,11 +28,11 @@
 #include "io/catalog.hpp"
 #include "io/json_util.hpp"
 #include "io/options_json.hpp"
+#include "io/strategy_params_json.hpp"
 #include "model/limits.hpp"
 #include "model/options.hpp"
-#include "schedule/run_network.hpp"
 #include "schedule/resource_builder.hpp"
-#include "io/strategy_params_json.hpp"
+#include "schedule/run_network.hpp"
 #include "search/kapla/directives.hpp"
 #include "search/kapla_solver.hpp"
 #include "search/strategy.hpp"
@@ -141,9 +141,8 @@ void validate_as_flags(F&& validate) {
 
 json region_json(const mapping::NodeRegion& r) {
   return json::array({json::array({r.dim.h, r.dim.w}), json::array({r.origin.h, r.origin.w}),
-                      json::array({r.dist.h, r.dist.w}),
-                      static_cast<int>(r.type), r.effective_wtot(),
-                      r.effective_wbeg()});
+                      json::array({r.dist.h, r.dist.w}), static_cast<int>(r.type),
+                      r.effective_wtot(), r.effective_wbeg()});
 }
 
 json part_json(const mapping::PartitionScheme& p) {
@@ -234,13 +233,14 @@ json scheme_json(const pricing::LayerSchedule& s) {
 }
 
 model::Hardware hardware_from_flags(const ScheduleArgs& a) {
-  const std::string usage = "give --hardware NAME|FILE, or --nodes H W --array H W --regf BYTES "
-                            "--gbuf BYTES";
-  if (a.nodes.empty() && a.array.empty() && !a.regf && !a.gbuf) throw InputError("hardware: " + usage);
-  for (auto [given, flag] : {std::pair{!a.nodes.empty(), "--nodes"},
-                             std::pair{!a.array.empty(), "--array"},
-                             std::pair{a.regf.has_value(), "--regf"},
-                             std::pair{a.gbuf.has_value(), "--gbuf"}}) {
+  const std::string usage =
+      "give --hardware NAME|FILE, or --nodes H W --array H W --regf BYTES "
+      "--gbuf BYTES";
+  if (a.nodes.empty() && a.array.empty() && !a.regf && !a.gbuf)
+    throw InputError("hardware: " + usage);
+  for (auto [given, flag] :
+       {std::pair{!a.nodes.empty(), "--nodes"}, std::pair{!a.array.empty(), "--array"},
+        std::pair{a.regf.has_value(), "--regf"}, std::pair{a.gbuf.has_value(), "--gbuf"}}) {
     if (!given) throw InputError(std::string(flag) + ": missing (" + usage + ")");
   }
   model::Hardware hw;
@@ -267,7 +267,8 @@ model::Hardware hardware_from_flags(const ScheduleArgs& a) {
 void apply_cost_flags(const ScheduleArgs& a, model::UnitCosts& c) {
   if (a.op_cost) c.mac_op = *a.op_cost;
   if (!a.hier_cost.empty()) {
-    if (a.hier_cost.size() != 4) throw InputError("--hier-cost: needs 4 values (DRAM GBUF ITCN REGF)");
+    if (a.hier_cost.size() != 4)
+      throw InputError("--hier-cost: needs 4 values (DRAM GBUF ITCN REGF)");
     for (std::size_t i = 0; i < 4; ++i) c.mem_hier.values[i] = a.hier_cost[i];
   }
   if (a.hop_cost) c.noc_hop = *a.hop_cost;
@@ -395,7 +396,8 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   controls.progress = std::ref(progress);
   const auto t0 = std::chrono::steady_clock::now();
   const auto result = schedule::run_network(net, hw, *strategy, options, a.batch, controls);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.finish();
 
   if (result.tops.empty()) {
@@ -529,7 +531,8 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--cost-model", a->cost_model, "kapla or tangram")->capture_default_str();
   sub->add_option("--threads", a->threads, "OpenMP threads per layer search")
       ->capture_default_str();
-  sub->add_option("--seed", a->seed, "Seed of random (R) and guided (M); per layer mixed with the layer");
+  sub->add_option("--seed", a->seed,
+                  "Seed of random (R) and guided (M); per layer mixed with the layer");
   sub->add_option("--budget", a->budget,
                   "R/M: cost-model evaluations per layer search (0 = none; default 1000)");
   sub->add_option("--budget-seconds", a->budget_seconds,
@@ -543,8 +546,9 @@ void register_schedule(CLI::App& app, Context& ctx) {
                   "K: with --segment-selection, also chains within this fraction of the cheapest")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  sub->add_flag("--constraint-frontier", a->constraint_frontier,
-                "K: skip constraints dominated by one that already succeeded (KAPLA's hint frontier)");
+  sub->add_flag(
+      "--constraint-frontier", a->constraint_frontier,
+      "K: skip constraints dominated by one that already succeeded (KAPLA's hint frontier)");
   sub->add_option("--refinement", a->refinement,
                   "K: kapla (default; steps beyond the paper) or paper (the paper's greedy)")
       ->check(CLI::IsMember({"kapla", "paper"}))
@@ -566,24 +570,28 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--bus-width", a->bus_width, "Array bus width in bits (0 = unlimited)");
   sub->add_option("--dram-bw", a->dram_bw, "DRAM bandwidth in bytes/cycle (default inf)");
   sub->add_option("--op-cost", a->op_cost, "Energy per MAC");
-  sub->add_option("--hier-cost", a->hier_cost, "Energy per access: DRAM GBUF ITCN REGF")->expected(4);
+  sub->add_option("--hier-cost", a->hier_cost, "Energy per access: DRAM GBUF ITCN REGF")
+      ->expected(4);
   sub->add_option("--hop-cost", a->hop_cost, "Energy per word per NoC hop");
   sub->add_option("--unit-idle-cost", a->unit_idle_cost, "Static energy of all nodes per cycle");
   sub->add_option("--mem-type", a->mem_type, "2D (corner DRAM) or 3D (stacked)");
-  CLI::Option* bypass_opt =
-      sub->add_option("--disable-bypass", a->disable_bypass, "Categories never bypassing GBUF: i o f")
-          ->expected(0, 3);
+  CLI::Option* bypass_opt = sub->add_option("--disable-bypass", a->disable_bypass,
+                                            "Categories never bypassing GBUF: i o f")
+                                ->expected(0, 3);
   sub->add_flag("--solve-loopblocking", a->solve_loopblocking, "Analytical loop-blocking solver");
   sub->add_flag("--enable-access-forwarding", a->access_forwarding, "Access forwarding");
   sub->add_flag("--enable-gbuf-sharing", a->gbuf_sharing, "GBUF sharing");
-  sub->add_flag("--enable-save-writeback", a->save_writeback, "Temporal pipelining (save writeback)");
+  sub->add_flag("--enable-save-writeback", a->save_writeback,
+                "Temporal pipelining (save writeback)");
   sub->add_flag("--disable-interlayer-opt,--basic-interlayer-partition", a->disable_interlayer_opt,
                 "Basic inter-layer pipelining");
   sub->add_flag("--hybrid-partition,--hybrid-partition2d", a->hybrid, "Hybrid partitioning");
   sub->add_flag("--batch-partition", a->batch_part, "Batch partitioning");
-  sub->add_flag("--rs-fold-variants", a->rs_fold_variants,
-                "Row stationary: also map with more ofmap-row folds (kapla extension; not in nn_dataflow)");
-  sub->add_flag("--ifmaps-partition,--ifmap-partition", a->ifmaps_part, "Input-channel partitioning");
+  sub->add_flag(
+      "--rs-fold-variants", a->rs_fold_variants,
+      "Row stationary: also map with more ofmap-row folds (kapla extension; not in nn_dataflow)");
+  sub->add_flag("--ifmaps-partition,--ifmap-partition", a->ifmaps_part,
+                "Input-channel partitioning");
   sub->add_flag("--interlayer-partition,--inter-layer-partition", a->interlayer,
                 "Spatial inter-layer pipelining");
   sub->add_option("--layer-pipeline-time-overhead", a->time_overhead, "Max segment time overhead");

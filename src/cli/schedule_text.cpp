@@ -147,12 +147,11 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
     out << "  time       " << g6(s.time) << " (processing " << g6(s.proc_time) << ", array bus "
         << g6(s.bus_time) << ", DRAM " << g6(s.dram_time) << ")\n";
     const double busy = s.proc_time * static_cast<double>(s.num_nodes) * pes;
-    out << "  PE array   " << (v.hw.array_mapping == model::ArrayMapping::Systolic
-                                   ? "systolic"
-                                   : "row stationary")
+    out << "  PE array   "
+        << (v.hw.array_mapping == model::ArrayMapping::Systolic ? "systolic" : "row stationary")
         << ", " << s.num_nodes << (s.num_nodes == 1 ? " node" : " nodes") << " of "
-        << v.hw.pe_array.h << 'x' << v.hw.pe_array.w << " PEs, utilisation "
-        << percent(s.ops, busy) << " (MACs / (processing cycles x PEs))\n";
+        << v.hw.pe_array.h << 'x' << v.hw.pe_array.w << " PEs, utilisation " << percent(s.ops, busy)
+        << " (MACs / (processing cycles x PEs))\n";
     problem.layer = v.net.layer(l);
     if (const auto g = pricing::schedule_geometry(problem, s)) put_array_mapping(out, *g, v.hw);
     out << "  partition  " << schedule::partition_text(s.part) << "\n";
@@ -163,8 +162,8 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
     }
     const std::string orders = schedule::orders_text(s);
     const auto slash = orders.find('/');
-    out << "\n  loop order outer to inner: " << kBlockingLevels[0] << ' '
-        << orders.substr(0, slash) << "; " << kBlockingLevels[1] << ' '
+    out << "\n  loop order outer to inner: " << kBlockingLevels[0] << ' ' << orders.substr(0, slash)
+        << "; " << kBlockingLevels[1] << ' '
         << (slash == std::string::npos ? "" : orders.substr(slash + 1)) << "\n";
     const auto e = energy_of(s, v.costs);
     out << "  energy     " << g6(s.cost) << ": ";

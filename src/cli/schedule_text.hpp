@@ -28,7 +28,7 @@ struct ScheduleView {
   const model::Network& net;
   std::int64_t batch;
   const model::Hardware& hw;
-  const model::UnitCosts& costs;  // the hardware's, after --op-cost etc.
+  const model::UnitCosts& costs;        // the hardware's, after --op-cost etc.
   const model::SearchOptions& options;  // the search's (the mapping depends on them)
 };
 

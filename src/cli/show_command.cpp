@@ -37,8 +37,8 @@ void show(const model::Network& net, std::int64_t batch) {
                    {"macs", Align::Right}});
   for (std::size_t i = 0; i < net.size(); ++i) {
     const model::Layer& l = net.layer(i);
-    table.add_row({net.layer_name(i), std::string(model::type_name(l.type)),
-                   std::to_string(l.nifm), std::to_string(l.nofm), dim_text(l.sofm),
+    table.add_row({net.layer_name(i), std::string(model::type_name(l.type)), std::to_string(l.nifm),
+                   std::to_string(l.nofm), dim_text(l.sofm),
                    dim_text(l.has_filter() ? l.sfil : l.sreg), dim_text(l.strd),
                    std::to_string(l.total_ops(batch))});
   }

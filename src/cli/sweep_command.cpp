@@ -1,6 +1,6 @@
-// `kapla sweep JOBFILE [--out PATH] [--threads N] [--quiet|--verbose]`: runs a job file's sweep on the
-// ranks of mpirun/srun (or locally), writing HDF5 (docs/sweep.md). Exit codes: 0 done,
-// 1 bad input, 3 bug, 4 interrupted by SIGTERM/SIGUSR1 (rerun to resume).
+// `kapla sweep JOBFILE [--out PATH] [--threads N] [--quiet|--verbose]`: runs a job file's sweep on
+// the ranks of mpirun/srun (or locally), writing HDF5 (docs/sweep.md). Exit codes: 0 done, 1 bad
+// input, 3 bug, 4 interrupted by SIGTERM/SIGUSR1 (rerun to resume).
 #include <sched.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -14,11 +14,11 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <set>
-#include <vector>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/progress_flags.hpp"
@@ -27,8 +27,8 @@
 #include "core/errors.hpp"
 #include "io/hdf5_sink.hpp"
 #include "io/job_json.hpp"
-#include "sweep/progress_log.hpp"
 #include "model/limits.hpp"
+#include "sweep/progress_log.hpp"
 #include "sweep/runner.hpp"
 
 namespace kapla::cli {
@@ -43,7 +43,8 @@ class TerminalProgress final : public sweep::Progress {
   TerminalProgress(bool live, bool log, double log_interval, bool summary, std::string output)
       : live_(live), summary_(summary), output_(std::move(output)) {
     if (log) {
-      log_.emplace(std::cerr, [] { return std::chrono::system_clock::now(); }, log_interval);
+      log_.emplace(
+          std::cerr, [] { return std::chrono::system_clock::now(); }, log_interval);
     }
   }
 
@@ -57,7 +58,8 @@ class TerminalProgress final : public sweep::Progress {
     std::fprintf(stderr, "\r\033[Ksweep: %zu/%zu done", s.done + s.skipped, s.total);
     if (s.skipped) std::fprintf(stderr, " (%zu resumed)", s.skipped);
     std::fprintf(stderr, ", %zu running, %s elapsed, ETA %s", s.running,
-                 sweep::duration_text(s.elapsed_seconds).c_str(), sweep::duration_text(s.eta_seconds).c_str());
+                 sweep::duration_text(s.elapsed_seconds).c_str(),
+                 sweep::duration_text(s.eta_seconds).c_str());
     std::fflush(stderr);
   }
 
@@ -65,14 +67,16 @@ class TerminalProgress final : public sweep::Progress {
     if (live_ && drawn_) std::fprintf(stderr, "\r\033[K");
     if (!summary_) return;
     if (log_) std::cerr << sweep::log_prefix(std::chrono::system_clock::now()) << std::flush;
-    std::fprintf(stderr, "sweep: %zu of %zu tuples recorded in %s (%zu this run: %zu failed, "
-                 "%zu timeout; %zu resumed)%s -> %s\n",
-                 s.skipped + s.done, s.total, sweep::duration_text(s.wall_seconds).c_str(), s.done,
-                 s.failed, s.timed_out, s.skipped,
-                 s.interrupted ? (", INTERRUPTED: " + std::to_string(s.remaining) +
-                                  " remain, rerun to resume").c_str()
-                               : "",
-                 output_.c_str());
+    std::fprintf(
+        stderr,
+        "sweep: %zu of %zu tuples recorded in %s (%zu this run: %zu failed, "
+        "%zu timeout; %zu resumed)%s -> %s\n",
+        s.skipped + s.done, s.total, sweep::duration_text(s.wall_seconds).c_str(), s.done, s.failed,
+        s.timed_out, s.skipped,
+        s.interrupted
+            ? (", INTERRUPTED: " + std::to_string(s.remaining) + " remain, rerun to resume").c_str()
+            : "",
+        output_.c_str());
     for (const auto& r : s.ranks) {
       const double pct = r.wall_seconds > 0 ? 100.0 * r.busy_seconds / r.wall_seconds : 0;
       std::fprintf(stderr, "  rank %d (%s): %zu tuples, busy %.1fs of %.1fs (%.0f%%)\n", r.rank,

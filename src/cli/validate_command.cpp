@@ -39,10 +39,9 @@ void describe_job_file(const std::string& file, const Context& ctx) {
   const auto tuples = check_tuples(file, spec, *make_catalog_runner(spec, ctx));
   std::set<std::pair<std::string, std::int64_t>> hardware_batches;
   for (const auto& t : tuples) hardware_batches.emplace(t.hardware, t.batch);
-  std::cout << "job " << spec.name << ", " << tuples.size() << " tuples: "
-            << spec.networks.size() << " networks x " << hardware_batches.size()
-            << " hardware/batch x " << spec.strategies.size() << " strategies x "
-            << spec.seeds.size() << " seeds";
+  std::cout << "job " << spec.name << ", " << tuples.size() << " tuples: " << spec.networks.size()
+            << " networks x " << hardware_batches.size() << " hardware/batch x "
+            << spec.strategies.size() << " strategies x " << spec.seeds.size() << " seeds";
 }
 
 }  // namespace
@@ -67,8 +66,12 @@ void register_validate(CLI::App& app, Context& ctx) {
     try {
       switch (kind) {
         case io::InputKind::Network:
-        case io::InputKind::Hardware: describe_data_file(*file); break;
-        case io::InputKind::Job: describe_job_file(*file, ctx); break;
+        case io::InputKind::Hardware:
+          describe_data_file(*file);
+          break;
+        case io::InputKind::Job:
+          describe_job_file(*file, ctx);
+          break;
         case io::InputKind::Options:
           io::load_options_file(*file);
           std::cout << "search options";

@@ -21,11 +21,11 @@ class InternalError : public std::logic_error {
 };
 
 /// Checks an invariant that must hold whatever the input; cheap enough to stay on in release.
-#define KAPLA_ASSERT(cond, msg)                                                               \
-  do {                                                                                        \
-    if (!(cond))                                                                              \
-      throw ::kapla::InternalError(std::string(__FILE__) + ":" + std::to_string(__LINE__) +   \
-                                   ": " + (msg));                                             \
+#define KAPLA_ASSERT(cond, msg)                                                                    \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      throw ::kapla::InternalError(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + \
+                                   (msg));                                                         \
   } while (false)
 
 }  // namespace kapla

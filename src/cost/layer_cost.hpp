@@ -28,8 +28,8 @@ struct LayerCost {
   PerDataCategory<double> node_nhops{};   // buffer-sharing traffic
   PerDataCategory<double> total_nhops{};  // node + mem
   double time = 0;
-  double total_node_time = 0;             // max(proc, bus)
-  PerMemLevel<double> total_accesses{};   // Σ_d access, remote GBUF added to GBUF
+  double total_node_time = 0;            // max(proc, bus)
+  PerMemLevel<double> total_accesses{};  // Σ_d access, remote GBUF added to GBUF
   double total_noc_hops = 0;
 };
 

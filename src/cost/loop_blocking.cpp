@@ -18,12 +18,18 @@ using detail::kNoLoop;
 
 std::string_view invalid_reason_name(InvalidReason r) {
   switch (r) {
-    case InvalidReason::None: return "";
-    case InvalidReason::CapacityInitial: return "capacity_initial";
-    case InvalidReason::SrcNotDramRefetch: return "src_not_dram_refetch";
-    case InvalidReason::DstNotDramRefetch: return "dst_not_dram_refetch";
-    case InvalidReason::CapacityFinal: return "capacity_final";
-    case InvalidReason::RwFilDstNotDram: return "rw_fil_dst_not_dram";
+    case InvalidReason::None:
+      return "";
+    case InvalidReason::CapacityInitial:
+      return "capacity_initial";
+    case InvalidReason::SrcNotDramRefetch:
+      return "src_not_dram_refetch";
+    case InvalidReason::DstNotDramRefetch:
+      return "dst_not_dram_refetch";
+    case InvalidReason::CapacityFinal:
+      return "capacity_final";
+    case InvalidReason::RwFilDstNotDram:
+      return "rw_fil_dst_not_dram";
   }
   return "";
 }
@@ -54,8 +60,10 @@ void set_fetch(LoopBlockingEval& ev, const NestedLoopDesc& nld) {
       for (auto l : all_values<LoopDim>()) {
         if (nld.data_loops[d].contains(l)) continue;
         int start;
-        if (!reusable) start = bl + 1;
-        else start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
+        if (!reusable)
+          start = bl + 1;
+        else
+          start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
         f *= bl_tp(b, l, 0, start);
       }
       ev.fetch[static_cast<std::size_t>(bl)][d] = d == nld.rw_data ? 2 * f - 1 : f;
@@ -88,8 +96,7 @@ void calc_stats(LoopBlockingEval& ev, const NestedLoopDesc& nld, const mapping::
     // A bypassed category streams DRAM->REGF with the GBUF access pattern (§11.14).
     const double ta = ev.stored_in_gbuf[d] ? nld.total_access_at_of(MemLevel::Dram, d)
                                            : nld.total_access_at_of(MemLevel::Gbuf, d);
-    ev.access[MemLevel::Dram][d] =
-        ((ta * f0) * nn) / static_cast<double>(ev.accfwd_reduction[d]);
+    ev.access[MemLevel::Dram][d] = ((ta * f0) * nn) / static_cast<double>(ev.accfwd_reduction[d]);
     // Buffer-sharing NoC accesses, over all groups.
     const double tag = nld.total_access_at_of(MemLevel::Gbuf, d);
     const double ngrp = static_cast<double>(ev.num_nodes / ev.bufshr.grp_size[d]);
@@ -150,8 +157,9 @@ LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlo
   std::int64_t lcnt = 1;
   for (auto l : all_values<LoopDim>()) {
     const std::int64_t p = bl_tp(blocking, l, 0, 3);
-    KAPLA_ASSERT(p == nld.loopcnt[l], "LoopBlocking: blocking factors do not multiply to the "
-                                      "loop count");
+    KAPLA_ASSERT(p == nld.loopcnt[l],
+                 "LoopBlocking: blocking factors do not multiply to the "
+                 "loop count");
     lcnt *= p;
   }
   for (const auto& ord : blocking.bl_ords) {

@@ -31,11 +31,11 @@ struct LoopBlocking {
 /// Why a scheme is invalid (§7.4; the golden records' invalid_reason).
 enum class InvalidReason : std::uint8_t {
   None,
-  CapacityInitial,     // REGF or GBUF overflow with the initial GBUF-storage flags
-  SrcNotDramRefetch,   // on-chip ifmaps would be fetched more than once
-  DstNotDramRefetch,   // on-chip read-write data would be fetched more than once
-  CapacityFinal,       // overflow after the bypass decision
-  RwFilDstNotDram,     // fork: a weight-gradient layer must write to DRAM (the reference asserts)
+  CapacityInitial,    // REGF or GBUF overflow with the initial GBUF-storage flags
+  SrcNotDramRefetch,  // on-chip ifmaps would be fetched more than once
+  DstNotDramRefetch,  // on-chip read-write data would be fetched more than once
+  CapacityFinal,      // overflow after the bypass decision
+  RwFilDstNotDram,    // fork: a weight-gradient layer must write to DRAM (the reference asserts)
 };
 std::string_view invalid_reason_name(InvalidReason r);  // "capacity_initial", ...; "" for None
 

@@ -58,8 +58,8 @@ struct Context {
   const NestedLoopDesc& nld;
   const mapping::BufShrScheme& bufshr;
   PerLoopDim<std::int64_t> t_x{};
-  LoopList fixed;  // outer -> inner
-  PerDataCategory<double> tag{};     // total GBUF accesses per category
+  LoopList fixed;                     // outer -> inner
+  PerDataCategory<double> tag{};      // total GBUF accesses per category
   PerDataCategory<double> ngroups{};  // num_nodes // grp_size
 };
 
@@ -109,7 +109,8 @@ FetchStats calc_fetch(const Context& c, const Candidate& cand) {
     s.rot_rnd[d] = rot;
     std::int64_t units = 1;
     if (idx >= 0)
-      for (int i = idx; i < nlp && dl.contains(static_cast<LoopDim>(lp[static_cast<std::size_t>(i)].loop)); ++i)
+      for (int i = idx;
+           i < nlp && dl.contains(static_cast<LoopDim>(lp[static_cast<std::size_t>(i)].loop)); ++i)
         units *= lp[static_cast<std::size_t>(i)].t;
     s.rot_unit[d] = units;
     const double width = 1. * static_cast<double>(sg) / static_cast<double>(units);
@@ -238,7 +239,8 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
   for (auto l : all_values<LoopDim>()) {
     if (c.t_x[l] <= 1) continue;
     bool is_fixed = false;
-    for (int i = 0; i < c.fixed.n; ++i) is_fixed = is_fixed || c.fixed.v[static_cast<std::size_t>(i)] == static_cast<int>(l);
+    for (int i = 0; i < c.fixed.n; ++i)
+      is_fixed = is_fixed || c.fixed.v[static_cast<std::size_t>(i)] == static_cast<int>(l);
     if (!is_fixed) flex.push(static_cast<int>(l));
   }
 
@@ -254,21 +256,25 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
       double free_cap = static_cast<double>(resource.size_gbuf) - cur_total;
       PerDataCategory<std::int64_t> sgs = bs.subgrp_size;
       for (int k = 0; k < 3; ++k) {
-        const auto d = static_cast<DataCategory>(kPerms[3].p[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)]);
+        const auto d = static_cast<DataCategory>(
+            kPerms[3].p[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)]);
         if (sgs[d] <= 1) continue;
         const double cur = data_size(ev, nld, 0, d);
         const double tot = cur * static_cast<double>(bs.subgrp_size[d]);
         for (std::int64_t g = sgs[d]; g > 0; --g) {
           if (bs.grp_size[d] % g != 0) continue;
-          if (py_idivc(tot, g) <= free_cap + cur) sgs[d] = g;
-          else break;
+          if (py_idivc(tot, g) <= free_cap + cur)
+            sgs[d] = g;
+          else
+            break;
         }
         free_cap -= py_idivc(tot, sgs[d]) - cur;
       }
       bool dup = false;
       for (int q = 0; q < nshrunk; ++q)
-        dup = dup || (shrunk[q][0] == sgs[DataCategory::Fil] && shrunk[q][1] == sgs[DataCategory::Ifm] &&
-                      shrunk[q][2] == sgs[DataCategory::Ofm]);
+        dup = dup ||
+              (shrunk[q][0] == sgs[DataCategory::Fil] && shrunk[q][1] == sgs[DataCategory::Ifm] &&
+               shrunk[q][2] == sgs[DataCategory::Ofm]);
       if (!dup) {
         shrunk[nshrunk][0] = sgs[DataCategory::Fil];
         shrunk[nshrunk][1] = sgs[DataCategory::Ifm];
@@ -298,7 +304,8 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
   for (int ci = 0; ci < ncand; ++ci) {
     Candidate cand;
     cand.subgrp = cands[static_cast<std::size_t>(ci)];
-    for (auto d : all_values<DataCategory>()) cand.paths[d] = bufshr.rotation_path(d, cand.subgrp[d]);
+    for (auto d : all_values<DataCategory>())
+      cand.paths[d] = bufshr.rotation_path(d, cand.subgrp[d]);
     const auto TI = t_tot[LoopDim::Ifm], TO = t_tot[LoopDim::Ofm], TB = t_tot[LoopDim::Bat];
     for (std::int64_t ai = 1; ai <= TI; ++ai) {
       if (TI % ai) continue;
@@ -310,18 +317,22 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
           LoopList triv, nontriv;
           for (int i = 0; i < flex.n; ++i) {
             const int l = flex.v[static_cast<std::size_t>(i)];
-            if (cand.t_bs[static_cast<LoopDim>(l)] == 1) triv.push(l);
-            else nontriv.push(l);
+            if (cand.t_bs[static_cast<LoopDim>(l)] == 1)
+              triv.push(l);
+            else
+              nontriv.push(l);
           }
           const Perms& nt_perms = kPerms[static_cast<std::size_t>(nontriv.n)];
           for (int pn = 0; pn < nt_perms.count; ++pn) {
             cand.loops_bs = triv;
             for (int i = 0; i < nontriv.n; ++i)
-              cand.loops_bs.push(nontriv.v[static_cast<std::size_t>(nt_perms.p[static_cast<std::size_t>(pn)][static_cast<std::size_t>(i)])]);
+              cand.loops_bs.push(nontriv.v[static_cast<std::size_t>(
+                  nt_perms.p[static_cast<std::size_t>(pn)][static_cast<std::size_t>(i)])]);
             for (int pb = 0; pb < bot_perms.count; ++pb) {
               cand.loops_bot = LoopList{};
               for (int i = 0; i < flex.n; ++i)
-                cand.loops_bot.push(flex.v[static_cast<std::size_t>(bot_perms.p[static_cast<std::size_t>(pb)][static_cast<std::size_t>(i)])]);
+                cand.loops_bot.push(flex.v[static_cast<std::size_t>(
+                    bot_perms.p[static_cast<std::size_t>(pb)][static_cast<std::size_t>(i)])]);
               ++num;
               const double key = key_of(c, calc_fetch(c, cand));
               if (!have_best || key < best_key) {

@@ -55,9 +55,11 @@ bool skip_conv(const LoopBlocking& b) {
       int c = 0;
       if (inn >= 0) canon[static_cast<std::size_t>(c++)] = inn;
       for (int l = 0; l < 3; ++l)
-        if (l != inn && ((nt >> static_cast<unsigned>(l)) & 1u)) canon[static_cast<std::size_t>(c++)] = l;
+        if (l != inn && ((nt >> static_cast<unsigned>(l)) & 1u))
+          canon[static_cast<std::size_t>(c++)] = l;
       for (int l = 0; l < 3; ++l)
-        if (l != inn && !((nt >> static_cast<unsigned>(l)) & 1u)) canon[static_cast<std::size_t>(c++)] = l;
+        if (l != inn && !((nt >> static_cast<unsigned>(l)) & 1u))
+          canon[static_cast<std::size_t>(c++)] = l;
       for (auto l : all_values<LoopDim>())
         if (canon[static_cast<std::size_t>(ord[l])] != static_cast<int>(l)) return true;
     }
@@ -75,9 +77,12 @@ std::vector<std::array<std::int64_t, 3>> factorize3(std::int64_t n) {
 bool loop_blocking_better(const LoopBlockingEval& a, const LoopBlockingEval& b, model::Goal goal) {
   const double ca = a.access_cost, cb = b.access_cost, ta = a.time(), tb = b.time();
   switch (goal) {
-    case model::Goal::Energy: return ca < cb || (ca == cb && ta < tb);
-    case model::Goal::Delay: return ta < tb || (ta == tb && ca < cb);
-    case model::Goal::EnergyDelay: return ca * ta < cb * tb;
+    case model::Goal::Energy:
+      return ca < cb || (ca == cb && ta < tb);
+    case model::Goal::Delay:
+      return ta < tb || (ta == tb && ca < cb);
+    case model::Goal::EnergyDelay:
+      return ca * ta < cb * tb;
   }
   return false;
 }
@@ -181,8 +186,10 @@ bool solve_reside(const NestedLoopDesc& nld, const mapping::Resource& res, DataC
   double tz2 = g(tx2, ty2);
   if (std::isinf(tz2)) {
     const double g1 = g(1, ny / ty0), g2 = g(nx / tx0, 1);
-    if (g2 > g1) tx2 = nx / tx0, ty2 = 1;
-    else tx2 = 1, ty2 = ny / ty0;
+    if (g2 > g1)
+      tx2 = nx / tx0, ty2 = 1;
+    else
+      tx2 = 1, ty2 = ny / ty0;
     tz2 = g(tx2, ty2);
   }
   if (std::isinf(tz2)) return false;  // the reference's assertion
@@ -203,7 +210,8 @@ bool solve_reside(const NestedLoopDesc& nld, const mapping::Resource& res, DataC
     ty1 = 1;
     ord0 = ord1;
   }
-  const std::array<std::array<std::int64_t, 3>, 3> lts{{{tx0, tx1, tx2}, {ty0, ty1, ty2}, {tz0, 1, tz2i}}};
+  const std::array<std::array<std::int64_t, 3>, 3> lts{
+      {{tx0, tx1, tx2}, {ty0, ty1, ty2}, {tz0, 1, tz2i}}};
   for (std::size_t k = 0; k < 3; ++k)
     for (std::size_t i = 0; i < 3; ++i) out.bl_ts[k][lp[i]] = lts[i][k];
   out.bl_ords = {ord0, ord1};

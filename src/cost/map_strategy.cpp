@@ -24,10 +24,14 @@ constexpr auto kOfm = DataCategory::Ofm;
 /// _repl_fold with the width-to-height adjustment (§6.2).
 void repl_fold(MapGeometry& g, PhyDim2 a) {
   std::int64_t fold_h = 1, fold_w = 1, repl_h = 1, repl_w = 1;
-  if (g.dim_lpeset.h > a.h) fold_h = ceil_div(g.dim_lpeset.h, a.h);
-  else repl_h = a.h / g.dim_lpeset.h;
-  if (g.dim_lpeset.w > a.w) fold_w = ceil_div(g.dim_lpeset.w, a.w);
-  else repl_w = a.w / g.dim_lpeset.w;
+  if (g.dim_lpeset.h > a.h)
+    fold_h = ceil_div(g.dim_lpeset.h, a.h);
+  else
+    repl_h = a.h / g.dim_lpeset.h;
+  if (g.dim_lpeset.w > a.w)
+    fold_w = ceil_div(g.dim_lpeset.w, a.w);
+  else
+    repl_w = a.w / g.dim_lpeset.w;
   const std::int64_t f_w2h = std::min(repl_h, fold_w);
   fold_w = ceil_div(fold_w, f_w2h);
   repl_h = repl_h / f_w2h;
@@ -76,8 +80,7 @@ UnitPass unit_pass(const model::Layer& L, const MapGeometry& g, CostModelVariant
     A[MemLevel::Regf] = {{0.0, up.ops, up.ops}};
     up.sz_gbuf = {{0.0, static_cast<double>(buf_hifm * wifm), static_cast<double>(eh_buf * ew)}};
     // The fork keeps a whole nreg-deep window per PE (§12.3).
-    const std::int64_t regf_ifm =
-        variant == CostModelVariant::Kapla ? win.w * L.nreg : win.w;
+    const std::int64_t regf_ifm = variant == CostModelVariant::Kapla ? win.w * L.nreg : win.w;
     up.sz_regf = {{0.0, static_cast<double>(regf_ifm), 1.0}};
   }
   if (variant == CostModelVariant::Kapla) {
@@ -107,8 +110,10 @@ std::vector<ReplChoice> gen_repl(const model::Layer& L, std::int64_t batch, cons
                          static_cast<double>(rc.lcnt[LoopDim::Ofm]) *
                          static_cast<double>(rc.lcnt[LoopDim::Bat]);
       // Running minimum: a choice is kept if no earlier one had fewer loops (§11.5).
-      if (cnt < min_cnt) min_cnt = cnt;
-      else if (cnt > min_cnt) continue;
+      if (cnt < min_cnt)
+        min_cnt = cnt;
+      else if (cnt > min_cnt)
+        continue;
       rc.locc[LoopDim::Ifm] = static_cast<double>(C) / static_cast<double>(ifms) /
                               static_cast<double>(rc.lcnt[LoopDim::Ifm]);
       rc.locc[LoopDim::Ofm] = static_cast<double>(M) / static_cast<double>(ofms) /
@@ -195,7 +200,8 @@ void append_nlds(MapResult& res, const model::Layer& L, std::int64_t batch, doub
   const DataCategory rw = variant == CostModelVariant::Kapla ? L.rw_data : DataCategory::Ofm;
   for (const auto& rc : gen_repl(L, batch, g)) {
     auto nld = detail::build_nld(up, rc, occupancy, dl, rw, false);
-    if (drop_repeats && std::find(res.nlds.begin(), res.nlds.end(), nld) != res.nlds.end()) continue;
+    if (drop_repeats && std::find(res.nlds.begin(), res.nlds.end(), nld) != res.nlds.end())
+      continue;
     res.nlds.push_back(std::move(nld));
     res.nld_geometry.push_back(g);
   }
@@ -205,8 +211,9 @@ void append_nlds(MapResult& res, const model::Layer& L, std::int64_t batch, doub
 
 MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupancy,
                       PhyDim2 dim_array, CostModelVariant variant, bool fold_variants_too) {
-  KAPLA_ASSERT(!L.is_back(), "MapEyeriss: back-propagation kinds must be mapped as their "
-                             "forward per-node layer (part_layer)");
+  KAPLA_ASSERT(!L.is_back(),
+               "MapEyeriss: back-propagation kinds must be mapped as their "
+               "forward per-node layer (part_layer)");
   KAPLA_ASSERT(occupancy > 0 && occupancy <= 1, "MapEyeriss: occupancy must be in (0, 1]");
   MapResult res;
   MapGeometry& g = res.geometry;

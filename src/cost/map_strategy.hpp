@@ -17,13 +17,13 @@ namespace kapla::cost {
 
 /// The mapping geometry (reported as derived.map_strategy in the golden records).
 struct MapGeometry {
-  PhyDim2 dim_lpeset;      // logical PE set
+  PhyDim2 dim_lpeset;  // logical PE set
   std::int64_t ops_lpe = 0;
-  PhyDim2 repl;            // replication (h, w)
-  PhyDim2 fold;            // folding (h, w)
-  PhyDim2 dim_flpeset;     // folded logical PE set
-  PhyDim2 dim_ppeset;      // physical PE set
-  double util = 0;         // PE utilisation
+  PhyDim2 repl;         // replication (h, w)
+  PhyDim2 fold;         // folding (h, w)
+  PhyDim2 dim_flpeset;  // folded logical PE set
+  PhyDim2 dim_ppeset;   // physical PE set
+  double util = 0;      // PE utilisation
   friend bool operator==(const MapGeometry&, const MapGeometry&) = default;
 };
 

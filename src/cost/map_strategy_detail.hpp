@@ -34,8 +34,8 @@ inline NestedLoopDesc build_nld(const UnitPass& up, const ReplChoice& rc, double
                                 DataCategory rw_data, bool itcn_like_dram) {
   NestedLoopDesc nld;
   nld.loopcnt = rc.lcnt;
-  const double plocc = ((1.0 * rc.locc[LoopDim::Ifm]) * rc.locc[LoopDim::Ofm]) *
-                       rc.locc[LoopDim::Bat];
+  const double plocc =
+      ((1.0 * rc.locc[LoopDim::Ifm]) * rc.locc[LoopDim::Ofm]) * rc.locc[LoopDim::Bat];
   nld.unit_ops = ((up.ops * static_cast<double>(rc.rsz)) * occupancy) * plocc;
   nld.unit_time = up.time;
   PerDataCategory<double> aocc{};

@@ -30,8 +30,7 @@ std::int64_t closest_factor_first(std::int64_t v, double f) {
 
 }  // namespace
 
-MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupancy,
-                       PhyDim2 a) {
+MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupancy, PhyDim2 a) {
   KAPLA_ASSERT(!L.is_back(), "MapSystolic: back-propagation layers are not supported");
   KAPLA_ASSERT(occupancy > 0 && occupancy <= 1, "MapSystolic: occupancy must be in (0, 1]");
   MapResult res;
@@ -48,10 +47,14 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
 
   // _repl_fold, without Eyeriss's width-to-height adjustment.
   std::int64_t fold_h = 1, fold_w = 1, repl_h = 1, repl_w = 1;
-  if (g.dim_lpeset.h > a.h) fold_h = ceil_div(g.dim_lpeset.h, a.h);
-  else repl_h = a.h / g.dim_lpeset.h;
-  if (g.dim_lpeset.w > a.w) fold_w = ceil_div(g.dim_lpeset.w, a.w);
-  else repl_w = a.w / g.dim_lpeset.w;
+  if (g.dim_lpeset.h > a.h)
+    fold_h = ceil_div(g.dim_lpeset.h, a.h);
+  else
+    repl_h = a.h / g.dim_lpeset.h;
+  if (g.dim_lpeset.w > a.w)
+    fold_w = ceil_div(g.dim_lpeset.w, a.w);
+  else
+    repl_w = a.w / g.dim_lpeset.w;
   g.fold = {fold_h, fold_w};
   g.repl = {repl_h, repl_w};
   g.dim_flpeset = {ceil_div(g.dim_lpeset.h, fold_h), ceil_div(g.dim_lpeset.w, fold_w)};
@@ -84,8 +87,7 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
     up.ops = ofm * static_cast<double>(L.nreg * win.h * win.w);
   }
   up.time = g.ops_lpe;
-  for (auto m : {MemLevel::Dram, MemLevel::Gbuf, MemLevel::Itcn})
-    up.access[m] = {{fil, ifm, ofm}};
+  for (auto m : {MemLevel::Dram, MemLevel::Gbuf, MemLevel::Itcn}) up.access[m] = {{fil, ifm, ofm}};
   up.access[MemLevel::Regf] = {{filter ? up.ops : 0.0, up.ops, up.ops}};
   up.sz_gbuf = {{fil, ifm, ofm}};
   up.sz_regf = filter ? PerDataCategory<double>{{1.0, 1.0, 1.0}}

@@ -45,9 +45,7 @@ struct NestedLoopDesc {
   constexpr double total_access_at_of(MemLevel m, DataCategory d) const {
     return unit_access[m][d] * static_cast<double>(data_loopcnt(d));
   }
-  constexpr double total_ops() const {
-    return unit_ops * static_cast<double>(total_loopcnt());
-  }
+  constexpr double total_ops() const { return unit_ops * static_cast<double>(total_loopcnt()); }
   /// Whether the data loops are those of a Conv/FC layer (the skip rules and the solver apply).
   bool has_conv_data_loops() const {
     using mapping::LoopSet;

@@ -31,15 +31,18 @@ namespace {
 template <class T>
 T integer(const json& j) {
   if (!j.is_number_integer()) throw InputError("must be an integer, got " + brief(j));
-  const bool fits = j.is_number_unsigned()
-                        ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-                        : j.get<std::int64_t>() >= std::numeric_limits<T>::min() &&
-                              j.get<std::int64_t>() <= std::numeric_limits<T>::max();
+  const bool fits =
+      j.is_number_unsigned()
+          ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+          : j.get<std::int64_t>() >= std::numeric_limits<T>::min() &&
+                j.get<std::int64_t>() <= std::numeric_limits<T>::max();
   if (!fits) throw InputError("integer out of range: " + brief(j));
   return static_cast<T>(j.get<std::int64_t>());
 }
 
-PhyDim2 dim2(const json& j) { return {integer<std::int64_t>(j.at(0)), integer<std::int64_t>(j.at(1))}; }
+PhyDim2 dim2(const json& j) {
+  return {integer<std::int64_t>(j.at(0)), integer<std::int64_t>(j.at(1))};
+}
 
 PhyDim2 hw(const json& j, const char* h, const char* w) {
   return {integer<std::int64_t>(j.at(h)), integer<std::int64_t>(j.at(w))};
@@ -74,8 +77,8 @@ model::Layer parse_layer(const json& j) {
                               hw(j, "htrd", "wtrd"));
   }
   if (cls == "ConvBackWeightLayer") {
-    return make_conv_back_weight(n("nifm"), n("nofm"), hw(j, "hofm", "wofm"),
-                                 hw(j, "hfil", "wfil"), hw(j, "htrd", "wtrd"));
+    return make_conv_back_weight(n("nifm"), n("nofm"), hw(j, "hofm", "wofm"), hw(j, "hfil", "wfil"),
+                                 hw(j, "htrd", "wtrd"));
   }
   if (cls == "FCBackActLayer") return make_fc_back_act(n("nifm"), n("nofm"), hw(j, "hfil", "wfil"));
   if (cls == "FCBackWeightLayer") {
@@ -133,7 +136,8 @@ mapping::Resource parse_resource(const json& j) {
 model::UnitCosts parse_cost(const json& j) {
   model::UnitCosts c;
   c.mac_op = to_double(j.at("mac_op"));
-  for (auto me : all_values<MemLevel>()) c.mem_hier[me] = to_double(j.at("mem_hier").at(index_of(me)));
+  for (auto me : all_values<MemLevel>())
+    c.mem_hier[me] = to_double(j.at("mem_hier").at(index_of(me)));
   c.noc_hop = to_double(j.at("noc_hop"));
   c.idl_unit = to_double(j.at("idl_unit"));
   return c;
@@ -146,7 +150,8 @@ model::CostModelVariant variant_of(const std::string& model_field) {
 
 model::SearchOptions parse_options(const json& j, const std::string& model_field) {
   model::SearchOptions o;
-  for (auto d : all_values<DataCategory>()) o.sw_gbuf_bypass[d] = j.at("sw_gbuf_bypass").at(index_of(d)).get<bool>();
+  for (auto d : all_values<DataCategory>())
+    o.sw_gbuf_bypass[d] = j.at("sw_gbuf_bypass").at(index_of(d)).get<bool>();
   o.sw_solve_loopblocking = j.at("sw_solve_loopblocking").get<bool>();
   o.hw_access_forwarding = j.at("hw_access_forwarding").get<bool>();
   o.hw_gbuf_sharing = j.at("hw_gbuf_sharing").get<bool>();
@@ -166,7 +171,8 @@ model::SearchOptions parse_options(const json& j, const std::string& model_field
 
 mapping::PartitionScheme parse_part(const json& j) {
   mapping::PartitionScheme p;
-  for (std::size_t i = 0; i < 4; ++i) p.order[i] = static_cast<ParallelDim>(integer<int>(j.at("order").at(i)));
+  for (std::size_t i = 0; i < 4; ++i)
+    p.order[i] = static_cast<ParallelDim>(integer<int>(j.at("order").at(i)));
   for (auto pae : all_values<ParallelDim>()) p.pdims[pae] = dim2(j.at("pdims").at(index_of(pae)));
   return p;
 }
@@ -191,10 +197,12 @@ FixedScheme parse_fixed_scheme(const json& j) {
   s.part = parse_part(j.at("part"));
   s.nld_index = integer<int>(j.at("nld_index"));
   for (std::size_t lvl = 0; lvl < 3; ++lvl) {
-    for (auto le : all_values<LoopDim>()) s.bl_ts[lvl][le] = integer<std::int64_t>(j.at("bl_ts").at(lvl).at(index_of(le)));
+    for (auto le : all_values<LoopDim>())
+      s.bl_ts[lvl][le] = integer<std::int64_t>(j.at("bl_ts").at(lvl).at(index_of(le)));
   }
   for (std::size_t lvl = 0; lvl < 2; ++lvl) {
-    for (auto le : all_values<LoopDim>()) s.bl_ords[lvl][le] = integer<int>(j.at("bl_ords").at(lvl).at(index_of(le)));
+    for (auto le : all_values<LoopDim>())
+      s.bl_ords[lvl][le] = integer<int>(j.at("bl_ords").at(lvl).at(index_of(le)));
   }
   return s;
 }

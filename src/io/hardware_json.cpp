@@ -109,8 +109,8 @@ model::UnitCosts read_costs(const json& value) {
   // The unit is for the reader: the model works in whatever unit the numbers are in.
   const std::string unit = o.string("energy_unit");
   if (unit != "joule" && unit != "relative") {
-    fail(o.path_of("energy_unit"), "must be \"joule\" or \"relative\", got " +
-                                       brief(o.at("energy_unit")));
+    fail(o.path_of("energy_unit"),
+         "must be \"joule\" or \"relative\", got " + brief(o.at("energy_unit")));
   }
   model::UnitCosts c;
   c.mac_op = non_negative(o, "mac_op");
@@ -149,8 +149,8 @@ model::Hardware read_own_format(const json& doc) {
     const json& v = o.at("array_bus_width_bits");
     if (v.is_string()) {
       if (v.get<std::string>() != kUnlimited) {
-        fail("array_bus_width_bits", "must be a positive integer or \"unlimited\", got " +
-                                         brief(v));
+        fail("array_bus_width_bits",
+             "must be a positive integer or \"unlimited\", got " + brief(v));
       }
       hw.array_bus_width_bits = 0;  // the model's "unlimited"
     } else {
@@ -176,8 +176,8 @@ model::Hardware read_own_format(const json& doc) {
   if (o.has("array_mapping")) {
     const std::string m = o.string("array_mapping");
     if (m != "row_stationary" && m != "systolic") {
-      fail("array_mapping", "must be \"row_stationary\" or \"systolic\", got " +
-                                brief(o.at("array_mapping")));
+      fail("array_mapping",
+           "must be \"row_stationary\" or \"systolic\", got " + brief(o.at("array_mapping")));
     }
     hw.array_mapping = model::parse_array_mapping(m);
   }
@@ -242,9 +242,8 @@ bool is_hardware_document(const json& doc) {
 model::Hardware parse_hardware(const json& doc, const std::string& origin,
                                const std::string& default_name) {
   try {
-    return is_reference_hardware_document(doc)
-               ? read_reference_format(doc, origin, default_name)
-               : read_own_format(doc);
+    return is_reference_hardware_document(doc) ? read_reference_format(doc, origin, default_name)
+                                               : read_own_format(doc);
   } catch (const InputError& e) {
     throw InputError(origin + ": " + e.what());
   }

@@ -1,15 +1,15 @@
 // HDF5 results reader, checked against the schema (see hdf5_reader.hpp).
 #include "io/hdf5_reader.hpp"
 
-#include <charconv>
 #include <hdf5.h>
+#include <charconv>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/errors.hpp"
 #include "io/hdf5_handle.hpp"
@@ -29,7 +29,8 @@ using Handle = Hdf5Handle;
 class TableReader {
  public:
   TableReader(hid_t file, const char* table, const std::string& file_name)
-      : file_name_(file_name), table_(table),
+      : file_name_(file_name),
+        table_(table),
         ds_(H5Dopen2(file, table, H5P_DEFAULT), H5Dclose,
             file_name + ": corrupt or incomplete results (no table '" + table + "')"),
         type_(H5Dget_type(ds_.get()), H5Tclose, error("unreadable type")),
@@ -59,9 +60,7 @@ class TableReader {
   std::size_t rows() const { return rows_; }
   bool has(const char* name) const { return H5Tget_member_index(native_, name) >= 0; }
 
-  std::vector<double> f64(const char* name) const {
-    return numbers<double>(name, H5T_FLOAT);
-  }
+  std::vector<double> f64(const char* name) const { return numbers<double>(name, H5T_FLOAT); }
   std::vector<std::int64_t> i64(const char* name) const {
     return numbers<std::int64_t>(name, H5T_INTEGER);
   }
@@ -159,10 +158,18 @@ std::vector<Row> read_rows(hid_t file, const Table<Row>& table, int version,
     };
     try {
       switch (c.type) {
-        case ColumnType::F64: fill(t.f64(name)); break;
-        case ColumnType::I64: fill(t.i64(name)); break;
-        case ColumnType::U64: fill(t.u64(name)); break;
-        case ColumnType::Str: fill(t.str(name)); break;
+        case ColumnType::F64:
+          fill(t.f64(name));
+          break;
+        case ColumnType::I64:
+          fill(t.i64(name));
+          break;
+        case ColumnType::U64:
+          fill(t.u64(name));
+          break;
+        case ColumnType::Str:
+          fill(t.str(name));
+          break;
       }
     } catch (const InputError& e) {
       const std::string what = e.what();
@@ -183,7 +190,8 @@ void verify_checksum(const fs::path& file) {
   if (block.compare(0, kUserBlockMagic.size(), kUserBlockMagic) != 0) {
     const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
-      throw InputError(name + ": cannot be opened as HDF5 (truncated or corrupt); refusing to use it");
+      throw InputError(name +
+                       ": cannot be opened as HDF5 (truncated or corrupt); refusing to use it");
     }
     const bool has_schema = H5Aexists(f, kAttrSchema) > 0;
     H5Fclose(f);
@@ -204,7 +212,8 @@ void verify_checksum(const fs::path& file) {
         const char* last = line.data() + line.size();
         const auto [end, ec] = std::from_chars(first, last, size);
         if (ec != std::errc() || end != last) {
-          throw InputError(name + ": corrupt: its checksum block has a bad size; refusing to use it");
+          throw InputError(name +
+                           ": corrupt: its checksum block has a bad size; refusing to use it");
         }
       }
       if (line.rfind("fnv1a64=", 0) == 0) hash_text = line.substr(8, 16);
@@ -224,7 +233,8 @@ void verify_checksum(const fs::path& file) {
                      " were written (truncated?); refusing to use it");
   }
   if (sweep::hex64(hash) != hash_text) {
-    throw InputError(name + ": corrupt: checksum mismatch (the file was damaged after it was "
+    throw InputError(name +
+                     ": corrupt: checksum mismatch (the file was damaged after it was "
                      "written); refusing to use it");
   }
 }
@@ -284,8 +294,8 @@ ResultsFile read_checked(const fs::path& file, bool with_records) {
   auto record_of = [&](const std::string& k, const char* table) -> sweep::TupleRecord& {
     const auto it = row_of.find(k);
     if (it == row_of.end()) {
-      throw InputError(name + ": corrupt results: table '" + table + "' names unknown tuple '" +
-                       k + "'");
+      throw InputError(name + ": corrupt results: table '" + table + "' names unknown tuple '" + k +
+                       "'");
     }
     return rf.records[it->second];
   };
@@ -322,8 +332,10 @@ std::vector<ExpectedTuple> merge_expected(const std::vector<ResultsFile>& inputs
   for (const auto& in : inputs) {
     for (const auto& e : in.info.expected) {
       const auto [it, fresh] = seen.emplace(e.tuple.key(), out.size());
-      if (fresh) out.push_back(e);
-      else take_strategy_label(out[it->second].tuple, e.tuple);
+      if (fresh)
+        out.push_back(e);
+      else
+        take_strategy_label(out[it->second].tuple, e.tuple);
     }
   }
   return out;

@@ -39,10 +39,14 @@ hid_t string_type() {
 
 hid_t member_type(ColumnType t, hid_t str) {
   switch (t) {
-    case ColumnType::F64: return H5T_NATIVE_DOUBLE;
-    case ColumnType::I64: return H5T_NATIVE_INT64;
-    case ColumnType::U64: return H5T_NATIVE_UINT64;
-    case ColumnType::Str: return str;
+    case ColumnType::F64:
+      return H5T_NATIVE_DOUBLE;
+    case ColumnType::I64:
+      return H5T_NATIVE_INT64;
+    case ColumnType::U64:
+      return H5T_NATIVE_UINT64;
+    case ColumnType::Str:
+      return str;
   }
   return str;
 }
@@ -51,7 +55,7 @@ void write_string_attribute(hid_t obj, const char* name, const std::string& valu
   const auto type = handle(string_type(), H5Tclose, "string type");
   const auto space = handle(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
   const auto attr = handle(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                    H5Aclose, std::string("attribute ") + name);
+                           H5Aclose, std::string("attribute ") + name);
   const char* p = value.c_str();
   check(H5Awrite(attr.get(), type.get(), &p), std::string("writing attribute ") + name);
 }
@@ -61,7 +65,7 @@ void write_strings_attribute(hid_t obj, const char* name, const std::vector<std:
   const hsize_t dims[1] = {values.size()};
   const auto space = handle(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
   const auto attr = handle(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                    H5Aclose, std::string("attribute ") + name);
+                           H5Aclose, std::string("attribute ") + name);
   std::vector<const char*> p;
   for (const auto& v : values) p.push_back(v.c_str());
   check(H5Awrite(attr.get(), type.get(), p.data()), std::string("writing attribute ") + name);
@@ -69,8 +73,9 @@ void write_strings_attribute(hid_t obj, const char* name, const std::vector<std:
 
 void write_int_attribute(hid_t obj, const char* name, int value) {
   const auto space = handle(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
-  const auto attr = handle(H5Acreate2(obj, name, H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                    H5Aclose, std::string("attribute ") + name);
+  const auto attr =
+      handle(H5Acreate2(obj, name, H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+             std::string("attribute ") + name);
   check(H5Awrite(attr.get(), H5T_NATIVE_INT, &value), std::string("writing attribute ") + name);
 }
 
@@ -121,9 +126,9 @@ void write_table(hid_t file, const Table<Row>& table, const std::vector<Row>& ro
   const auto space = handle(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
   const auto dcpl = handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
   check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
-  const auto ds = handle(H5Dcreate2(file, table.name, type.get(), space.get(), H5P_DEFAULT,
-                                    dcpl.get(), H5P_DEFAULT),
-                         H5Dclose, std::string("creating table ") + table.name);
+  const auto ds = handle(
+      H5Dcreate2(file, table.name, type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+      H5Dclose, std::string("creating table ") + table.name);
   if (!rows.empty()) {
     check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()),
           std::string("writing table ") + table.name);
@@ -223,7 +228,7 @@ void write_results_file(const fs::path& file, const ResultsFile& results) {
       const auto fcpl = handle(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "file creation properties");
       check(H5Pset_userblock(fcpl.get(), kUserBlockBytes), "H5Pset_userblock");
       const auto f = handle(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose,
-                     "creating " + tmp.string());
+                            "creating " + tmp.string());
       write_int_attribute(f.get(), kAttrSchema, kResultSchemaVersion);
       write_string_attribute(f.get(), kAttrJobName, results.info.job_name);
       write_string_attribute(f.get(), kAttrJobFingerprint, results.info.job_fingerprint);
@@ -245,7 +250,9 @@ void write_results_file(const fs::path& file, const ResultsFile& results) {
 Hdf5Sink::Hdf5Sink(fs::path output, ResultsFileInfo info)
     : output_(std::move(output)), info_(std::move(info)) {}
 
-fs::path Hdf5Sink::parts_dir(const fs::path& output) { return fs::path(output.string() + ".parts"); }
+fs::path Hdf5Sink::parts_dir(const fs::path& output) {
+  return fs::path(output.string() + ".parts");
+}
 
 std::string Hdf5Sink::part_name(const std::string& key) {
   std::string safe;
@@ -262,9 +269,8 @@ std::set<std::string> Hdf5Sink::existing_keys() {
   auto take = [&](const ResultsFile& rf) {
     if (rf.info.job_fingerprint != info_.job_fingerprint) {
       throw InputError(rf.path.string() + ": written by job '" + rf.info.job_name +
-                       "' with other options or budget (fingerprint " +
-                       rf.info.job_fingerprint + ", this job " + info_.job_fingerprint +
-                       "); use another --out or remove it");
+                       "' with other options or budget (fingerprint " + rf.info.job_fingerprint +
+                       ", this job " + info_.job_fingerprint + "); use another --out or remove it");
     }
     for (const auto& r : rf.records) keys.insert(r.tuple.key());
   };
@@ -294,7 +300,8 @@ std::set<std::string> Hdf5Sink::existing_keys() {
   const std::string prefix = output_.filename().string() + ".tmp.";
   std::vector<fs::path> stale_merges;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().filename().string().rfind(prefix, 0) == 0) stale_merges.push_back(entry.path());
+    if (entry.path().filename().string().rfind(prefix, 0) == 0)
+      stale_merges.push_back(entry.path());
   }
   for (const auto& p : stale_merges) fs::remove(p, ec);
   return keys;

@@ -67,10 +67,9 @@ std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job) {
       const JsonObject entry(arr[i], p, {"name", "batch"});
       hw.name = entry.string("name");
       hw.batches = entry.has("batch") ? batches(entry.at("batch"), entry.path_of("batch"))
-                   : job.has("batch")
-                       ? batches(job.at("batch"), job.path_of("batch"))
-                       : (fail(entry.path_of("batch"), "missing required key"),
-                          std::vector<std::int64_t>{});
+                   : job.has("batch") ? batches(job.at("batch"), job.path_of("batch"))
+                                      : (fail(entry.path_of("batch"), "missing required key"),
+                                         std::vector<std::int64_t>{});
     }
     if (hw.name.empty()) fail(p, "name must not be empty");
     if (!seen.insert(hw.name).second) fail(p, "hardware '" + hw.name + "' is listed twice");
@@ -168,8 +167,8 @@ sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& reg
   if (spec.output.empty()) fail("output", "must not be empty");
   std::ostringstream fp;
   fp.precision(17);
-  fp << canonical_options(spec.options) << ";tuple_time_limit_seconds="
-     << spec.tuple_time_limit_seconds;
+  fp << canonical_options(spec.options)
+     << ";tuple_time_limit_seconds=" << spec.tuple_time_limit_seconds;
   spec.fingerprint = sweep::hex64(sweep::fnv1a(fp.str()));
   return spec;
 }

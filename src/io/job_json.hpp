@@ -13,14 +13,14 @@ namespace kapla::io {
 
 /// Reads a job file. Errors: InputError("FILE: FIELD: reason").
 /// Strategies are looked up in `registry` (kapla's own unless a test brings its own).
-sweep::SweepSpec load_job_file(const std::filesystem::path& file,
-                               const search::StrategyRegistry& registry =
-                                   search::builtin_strategies());
+sweep::SweepSpec load_job_file(
+    const std::filesystem::path& file,
+    const search::StrategyRegistry& registry = search::builtin_strategies());
 
 /// Parses job text; `origin` names it in errors (and becomes source_file).
-sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin,
-                                const search::StrategyRegistry& registry =
-                                    search::builtin_strategies());
+sweep::SweepSpec parse_job_text(
+    std::string_view text, const std::string& origin,
+    const search::StrategyRegistry& registry = search::builtin_strategies());
 
 /// The canonical text of resolved search options (what the fingerprint hashes).
 std::string canonical_options(const model::SearchOptions& options);

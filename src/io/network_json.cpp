@@ -161,8 +161,8 @@ std::vector<std::string> read_prevs(const JsonObject& o) {
   const std::string input(model::NetworkBuilder::kNetworkInput);
   if (value.is_null()) return {input};
   if (!value.is_array() || value.empty()) {
-    fail(path, "must be null (the network input) or a non-empty list of names, got " +
-                   brief(value));
+    fail(path,
+         "must be null (the network input) or a non-empty list of names, got " + brief(value));
   }
   std::vector<std::string> prevs;
   for (std::size_t k = 0; k < value.size(); ++k) {
@@ -173,8 +173,8 @@ std::vector<std::string> read_prevs(const JsonObject& o) {
     }
     std::string name = as_string(value[k], item_path);
     if (name.empty() || name == input) {
-      fail(item_path, "must be a layer or external name (null for the network input), got " +
-                          brief(value[k]));
+      fail(item_path,
+           "must be a layer or external name (null for the network input), got " + brief(value[k]));
     }
     prevs.push_back(std::move(name));
   }

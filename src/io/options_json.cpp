@@ -25,12 +25,21 @@ double number_or_inf(const json& value, const std::string& path, OptionsFormat f
 
 model::SearchOptions parse_search_options(const json& value, const std::string& path,
                                           OptionsFormat format) {
-  std::vector<std::string_view> keys = {
-      "sw_gbuf_bypass",     "sw_solve_loopblocking",     "hw_access_forwarding",
-      "hw_gbuf_sharing",    "hw_gbuf_save_writeback",    "partition_hybrid",
-      "partition_batch",    "partition_ifmaps",          "partition_interlayer",
-      "layer_pipeline_time_ovhd", "layer_pipeline_max_degree", "layer_pipeline_opt",
-      "opt_goal",           "ntops",                     "rs_fold_variants"};
+  std::vector<std::string_view> keys = {"sw_gbuf_bypass",
+                                        "sw_solve_loopblocking",
+                                        "hw_access_forwarding",
+                                        "hw_gbuf_sharing",
+                                        "hw_gbuf_save_writeback",
+                                        "partition_hybrid",
+                                        "partition_batch",
+                                        "partition_ifmaps",
+                                        "partition_interlayer",
+                                        "layer_pipeline_time_ovhd",
+                                        "layer_pipeline_max_degree",
+                                        "layer_pipeline_opt",
+                                        "opt_goal",
+                                        "ntops",
+                                        "rs_fold_variants"};
   if (format == OptionsFormat::Job) {
     keys.push_back("cost_model");
   } else {
@@ -43,7 +52,8 @@ model::SearchOptions parse_search_options(const json& value, const std::string& 
   if (obj.has("sw_gbuf_bypass")) {
     const std::string p = obj.path_of("sw_gbuf_bypass");
     const auto& arr = as_array(obj.at("sw_gbuf_bypass"), p);
-    if (arr.size() != 3) fail(p, "must be [fil, ifm, ofm] (3 booleans), got " + brief(obj.at("sw_gbuf_bypass")));
+    if (arr.size() != 3)
+      fail(p, "must be [fil, ifm, ofm] (3 booleans), got " + brief(obj.at("sw_gbuf_bypass")));
     o.sw_gbuf_bypass[DataCategory::Fil] = as_bool(arr[0], index_path(p, 0));
     o.sw_gbuf_bypass[DataCategory::Ifm] = as_bool(arr[1], index_path(p, 1));
     o.sw_gbuf_bypass[DataCategory::Ofm] = as_bool(arr[2], index_path(p, 2));
@@ -76,7 +86,8 @@ model::SearchOptions parse_search_options(const json& value, const std::string& 
     if (obj.has("ntops")) {
       // Checked before the narrowing to int.
       const std::int64_t n = obj.positive_int("ntops");
-      if (n > std::numeric_limits<int>::max()) fail("ntops", "is too large, got " + std::to_string(n));
+      if (n > std::numeric_limits<int>::max())
+        fail("ntops", "is too large, got " + std::to_string(n));
       o.ntops = static_cast<int>(n);
     }
     if (obj.has("opt_goal")) o.opt_goal = model::parse_goal(obj.string("opt_goal"));

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "sweep/tuple_runner.hpp"
 #include "sweep/record.hpp"
+#include "sweep/tuple_runner.hpp"
 
 namespace kapla::io {
 

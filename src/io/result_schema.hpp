@@ -26,11 +26,11 @@ inline constexpr int kResultSchemaVersion = 4;
 inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.
-inline constexpr const char* kAttrSchema = "kapla_schema";          // int
-inline constexpr const char* kAttrJobName = "job_name";             // string
+inline constexpr const char* kAttrSchema = "kapla_schema";             // int
+inline constexpr const char* kAttrJobName = "job_name";                // string
 inline constexpr const char* kAttrJobFingerprint = "job_fingerprint";  // string (hex)
-inline constexpr const char* kAttrJobFile = "job_file";             // string: the job's text
-inline constexpr const char* kAttrWriterVersion = "kapla_version";  // string
+inline constexpr const char* kAttrJobFile = "job_file";                // string: the job's text
+inline constexpr const char* kAttrWriterVersion = "kapla_version";     // string
 
 // Attributes of every table (version 3): a description of the table, and one unit and one
 // description per column, in column order (variable-length string arrays).
@@ -46,10 +46,23 @@ inline constexpr std::size_t kUserBlockBytes = 512;
 inline constexpr std::string_view kUserBlockMagic = "KAPLA-RESULTS\n";
 
 /// Columns whose values depend on the run, not on the search: excluded when comparing runs.
-inline constexpr std::array<std::string_view, 17> kRunDependentColumns = {
-    "search_seconds", "cpu_seconds", "threads", "kapla_version", "git_hash", "compiler",
-    "mpi_version", "hdf5_version", "host", "rank", "slurm_job_id", "slurm_array_job_id",
-    "slurm_array_task_id", "command_line", "start_time", "end_time", "seconds"};
+inline constexpr std::array<std::string_view, 17> kRunDependentColumns = {"search_seconds",
+                                                                          "cpu_seconds",
+                                                                          "threads",
+                                                                          "kapla_version",
+                                                                          "git_hash",
+                                                                          "compiler",
+                                                                          "mpi_version",
+                                                                          "hdf5_version",
+                                                                          "host",
+                                                                          "rank",
+                                                                          "slurm_job_id",
+                                                                          "slurm_array_job_id",
+                                                                          "slurm_array_task_id",
+                                                                          "command_line",
+                                                                          "start_time",
+                                                                          "end_time",
+                                                                          "seconds"};
 
 /// One tuple a job asked for (the /expected table), whether or not it has run yet.
 struct ExpectedTuple {

@@ -74,8 +74,7 @@ BufShrScheme::BufShrScheme(const PerDataCategory<PhyDim2>& dims_,
     for (int i = 0; i < 2; ++i) {
       const double nd = nbr_dists[d][i];
       KAPLA_ASSERT(!std::isnan(nd) && (!std::isinf(nd) || get(dims[d], i) == 1),
-                   "BufShrScheme: bad neighbour distance for " +
-                       std::string(name_of(d)));
+                   "BufShrScheme: bad neighbour distance for " + std::string(name_of(d)));
     }
   }
 }

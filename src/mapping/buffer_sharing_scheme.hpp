@@ -60,8 +60,7 @@ struct BufShrScheme {
   }
   /// Hops of one wide fetch of width W (fraction of the sub-group's data a node reads),
   /// relative to the unique data size (§8.9.2). 0 if W <= 1; InternalError if W > M.
-  double nhops_wide_fetch_once(DataCategory d, std::int64_t subgrp_size,
-                               double fetch_width) const {
+  double nhops_wide_fetch_once(DataCategory d, std::int64_t subgrp_size, double fetch_width) const {
     if (fetch_width <= 1) return 0.0;
     return nhops_wide_fetch_once(rotation_path(d, subgrp_size), fetch_width);
   }

@@ -81,8 +81,8 @@ LayoutPieces layout_pieces(const DataLayout& layout) {
   for (std::size_t k = 0; k < layout.frngs.size(); ++k) {
     const PartitionScheme& part = layout.parts[k];
     for (const PartIndex& pidx : gen_pidx(part)) {
-      out.pieces.push_back({fmap_range(part, layout.frngs[k], pidx),
-                            coordinate(part, layout.regions[k], pidx)});
+      out.pieces.push_back(
+          {fmap_range(part, layout.frngs[k], pidx), coordinate(part, layout.regions[k], pidx)});
     }
   }
   return out;
@@ -94,7 +94,8 @@ std::vector<std::int64_t> nhops_per_dest(const LayoutPieces& layout, const FmapR
   for (const auto& piece : layout.pieces) {
     const std::int64_t size = overlap_size(frng, piece.frng);
     if (size == 0) continue;
-    for (std::size_t i = 0; i < dests.size(); ++i) per_dest[i] += size * dests[i].hop_dist(piece.node);
+    for (std::size_t i = 0; i < dests.size(); ++i)
+      per_dest[i] += size * dests[i].hop_dist(piece.node);
   }
   return per_dest;
 }
@@ -128,8 +129,8 @@ std::int64_t nhops_to(const DataLayout& layout, const FmapRange& frng,
   return nhops_to(layout_pieces(layout), frng, dests, forwarding);
 }
 
-DataLayout ofmap_layout(const model::Layer& layer, std::int64_t batch,
-                        const PartitionScheme& part, const NodeRegion& dst_region) {
+DataLayout ofmap_layout(const model::Layer& layer, std::int64_t batch, const PartitionScheme& part,
+                        const NodeRegion& dst_region) {
   DataLayout out;
   out.frngs.push_back(FmapRange{{0, 0, 0, 0}, {batch, layer.nofm, layer.sofm.h, layer.sofm.w}});
   out.regions.push_back(dst_region);

@@ -62,8 +62,8 @@ std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<P
 
 /// The ofmap layout of a layer: the full ofmap range on `dst_region`, split by `part`
 /// projected onto it (INPP dropped).
-DataLayout ofmap_layout(const model::Layer& layer, std::int64_t batch,
-                        const PartitionScheme& part, const NodeRegion& dst_region);
+DataLayout ofmap_layout(const model::Layer& layer, std::int64_t batch, const PartitionScheme& part,
+                        const NodeRegion& dst_region);
 
 /// The candidate network input layouts: one per scheme of gen_input_partition(nofm, sofm,
 /// batch, src_region.dim, options), each projected onto `src_region`.

@@ -11,7 +11,15 @@ namespace kapla::mapping {
 namespace {
 
 /// The reference's isinstance classes that gen_partition distinguishes.
-enum class Kind : std::uint8_t { Conv, ConvBack, Region, RegionBack, Depthwise, DepthwiseBack, Input };
+enum class Kind : std::uint8_t {
+  Conv,
+  ConvBack,
+  Region,
+  RegionBack,
+  Depthwise,
+  DepthwiseBack,
+  Input
+};
 
 struct Target {
   Kind kind;
@@ -52,8 +60,8 @@ bool is_back(Kind k) {
   return k == Kind::ConvBack || k == Kind::RegionBack || k == Kind::DepthwiseBack;
 }
 
-constexpr std::array<ParallelDim, 4> kPaes{ParallelDim::Outp, ParallelDim::Ofmp,
-                                           ParallelDim::Batp, ParallelDim::Inpp};
+constexpr std::array<ParallelDim, 4> kPaes{ParallelDim::Outp, ParallelDim::Ofmp, ParallelDim::Batp,
+                                           ParallelDim::Inpp};
 
 /// Whether a 1x1-output layer: partition output channels only (naive mode and fallback).
 /// The fork tests the back kinds on their ifmap and some forward kinds on the ofmap; upstream
@@ -127,9 +135,9 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
       }
 
       // Transpose equivalence: keep only the variant with h's <= w's (lexicographic).
-      if (ofmp.size() == 1 &&
-          std::all_of(kPaes.begin(), kPaes.end(),
-                      [&](ParallelDim p) { return pd[p].h == 1 || pd[p].w == 1; })) {
+      if (ofmp.size() == 1 && std::all_of(kPaes.begin(), kPaes.end(), [&](ParallelDim p) {
+            return pd[p].h == 1 || pd[p].w == 1;
+          })) {
         const std::array<std::int64_t, 4> hs{ph[0], ph[1], ph[2], ph[3]};
         const std::array<std::int64_t, 4> ws{pw[0], pw[1], pw[2], pw[3]};
         if (hs > ws) continue;
@@ -148,8 +156,7 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
           const PhyDim2 d2 = pd[b];
           if (d1.size() == 1 && d2.size() == 1 && a > b) bad = true;
           if (d1.size() > 1 && d2.size() == 1) bad = true;
-          if (a != ParallelDim::Batp && d2.h == 1 && d2.w > 1 && d1.h > 1 && d1.w == 1)
-            bad = true;
+          if (a != ParallelDim::Batp && d2.h == 1 && d2.w > 1 && d1.h > 1 && d1.w == 1) bad = true;
         }
         if (bad) continue;
         // BATP must be the top-most non-trivial level.
@@ -176,8 +183,7 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
 }  // namespace
 
 std::vector<PartitionScheme> gen_partition(const model::Layer& layer, std::int64_t batch,
-                                           PhyDim2 dim_nodes,
-                                           const model::SearchOptions& options,
+                                           PhyDim2 dim_nodes, const model::SearchOptions& options,
                                            bool guaranteed) {
   const Target t{kind_of(layer), layer.nifm, layer.nofm, layer.sofm, layer.sifm};
   return generate(t, batch, dim_nodes, options, guaranteed);

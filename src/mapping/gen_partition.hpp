@@ -17,8 +17,7 @@ namespace kapla::mapping {
 /// order (ties in the search are broken by this order). With `guaranteed`, yields the naive
 /// OFMP-only (or OUTP-only for 1x1 outputs) scheme when nothing else qualifies.
 std::vector<PartitionScheme> gen_partition(const model::Layer& layer, std::int64_t batch,
-                                           PhyDim2 dim_nodes,
-                                           const model::SearchOptions& options,
+                                           PhyDim2 dim_nodes, const model::SearchOptions& options,
                                            bool guaranteed = true);
 
 /// The same for the network's input layer (nn_dataflow InputLayer: nofm channels of size

@@ -12,16 +12,15 @@ namespace kapla::mapping {
 enum class RegionType : std::uint8_t { Proc = 0, Dram = 1 };
 
 struct NodeRegion {
-  PhyDim2 dim;                 // node counts (h, w)
-  PhyDim2 origin;              // absolute coordinate of relative (0, 0)
-  PhyDim2 dist{1, 1};          // absolute step between neighbouring nodes
+  PhyDim2 dim;         // node counts (h, w)
+  PhyDim2 origin;      // absolute coordinate of relative (0, 0)
+  PhyDim2 dist{1, 1};  // absolute step between neighbouring nodes
   RegionType type = RegionType::Proc;
-  std::int64_t wtot = 0;       // folding: stripe width; 0 = dim.w (unfolded)
-  std::int64_t wbeg = 0;       // folding: width of the first stripe (sign = direction); 0 = wtot
+  std::int64_t wtot = 0;  // folding: stripe width; 0 = dim.w (unfolded)
+  std::int64_t wbeg = 0;  // folding: width of the first stripe (sign = direction); 0 = wtot
 
   /// An unfolded rectangle.
-  static NodeRegion rectangle(PhyDim2 dim, PhyDim2 origin, RegionType type,
-                              PhyDim2 dist = {1, 1});
+  static NodeRegion rectangle(PhyDim2 dim, PhyDim2 origin, RegionType type, PhyDim2 dist = {1, 1});
 
   /// Absolute coordinate of a relative one (nn_dataflow rel2abs, including folding).
   PhyDim2 rel2abs(PhyDim2 rel) const;

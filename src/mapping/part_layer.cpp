@@ -33,8 +33,7 @@ PartLayer part_layer(const model::Layer& layer, std::int64_t batch, const Partit
   } else {
     // Local region: rebuilt with ntrd = 1 (spec §8.3, §11.19).
     const std::int64_t n =
-        layer.is_back() ? reverse_high(p_nofm - 1, layer.nofm, layer.nreg, layer.ntrd) + 1
-                        : p_nofm;
+        layer.is_back() ? reverse_high(p_nofm - 1, layer.nofm, layer.nreg, layer.ntrd) + 1 : p_nofm;
     p = model::make_local_region(n, p_s, layer.nreg, layer.sreg, 1, layer.strd);
   }
   // The fork keeps the back layer's read-write category (FIL for weight gradients).

@@ -24,14 +24,12 @@ std::vector<PartIndex> gen_pidx(const PartitionScheme& part) {
              ++idx[ParallelDim::Ofmp].w)
           for (idx[ParallelDim::Batp].h = 0; idx[ParallelDim::Batp].h < pd[ParallelDim::Batp].h;
                ++idx[ParallelDim::Batp].h)
-            for (idx[ParallelDim::Batp].w = 0;
-                 idx[ParallelDim::Batp].w < pd[ParallelDim::Batp].w; ++idx[ParallelDim::Batp].w)
-              for (idx[ParallelDim::Inpp].h = 0;
-                   idx[ParallelDim::Inpp].h < pd[ParallelDim::Inpp].h;
+            for (idx[ParallelDim::Batp].w = 0; idx[ParallelDim::Batp].w < pd[ParallelDim::Batp].w;
+                 ++idx[ParallelDim::Batp].w)
+              for (idx[ParallelDim::Inpp].h = 0; idx[ParallelDim::Inpp].h < pd[ParallelDim::Inpp].h;
                    ++idx[ParallelDim::Inpp].h)
                 for (idx[ParallelDim::Inpp].w = 0;
-                     idx[ParallelDim::Inpp].w < pd[ParallelDim::Inpp].w;
-                     ++idx[ParallelDim::Inpp].w)
+                     idx[ParallelDim::Inpp].w < pd[ParallelDim::Inpp].w; ++idx[ParallelDim::Inpp].w)
                   out.push_back(idx);
   return out;
 }
@@ -60,8 +58,7 @@ bool is_applicable_to_fmap_range(const PartitionScheme& part) {
   return part.size(ParallelDim::Inpp) == 1;
 }
 
-PartitionScheme projection(const PartitionScheme& part, const NodeRegion& region,
-                           bool appl2frng) {
+PartitionScheme projection(const PartitionScheme& part, const NodeRegion& region, bool appl2frng) {
   KAPLA_ASSERT(region.dim.size() != 0, "projection onto an empty node region");
   PartitionScheme out = part;
   if (appl2frng) out.pdims[ParallelDim::Inpp] = PhyDim2{1, 1};

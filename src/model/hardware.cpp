@@ -30,9 +30,11 @@ void check_array_mapping(const Hardware& hw, const Network& net, CostModelVarian
   }
   for (std::size_t i = 0; i < net.size(); ++i) {
     if (net.layer(i).is_back()) {
-      throw InputError("array_mapping: hardware '" + hw.name + "' is systolic, which has no "
-                       "back-propagation support, but layer '" + net.layer_name(i) + "' of '" +
-                       net.name() + "' is a " + std::string(type_name(net.layer(i).type)));
+      throw InputError("array_mapping: hardware '" + hw.name +
+                       "' is systolic, which has no "
+                       "back-propagation support, but layer '" +
+                       net.layer_name(i) + "' of '" + net.name() + "' is a " +
+                       std::string(type_name(net.layer(i).type)));
     }
   }
 }
@@ -55,14 +57,12 @@ void validate(const Hardware& hw) {
   check_dim("pe_array", hw.pe_array, 1, kMaxPeSide);
   check_int("word_bits", hw.word_bits, 1, kMaxWordBits);
   if (hw.gbuf_bytes < hw.word_bytes()) {
-    throw InputError("gbuf_bytes: must hold at least one word (" +
-                     std::to_string(hw.word_bytes()) + " bytes), got " +
-                     std::to_string(hw.gbuf_bytes));
+    throw InputError("gbuf_bytes: must hold at least one word (" + std::to_string(hw.word_bytes()) +
+                     " bytes), got " + std::to_string(hw.gbuf_bytes));
   }
   if (hw.regf_bytes < hw.word_bytes()) {
-    throw InputError("regf_bytes: must hold at least one word (" +
-                     std::to_string(hw.word_bytes()) + " bytes), got " +
-                     std::to_string(hw.regf_bytes));
+    throw InputError("regf_bytes: must hold at least one word (" + std::to_string(hw.word_bytes()) +
+                     " bytes), got " + std::to_string(hw.regf_bytes));
   }
   check_int("gbuf_bytes", hw.gbuf_bytes, 1, kMaxBufferBytes);
   check_int("regf_bytes", hw.regf_bytes, 1, kMaxBufferBytes);
@@ -71,8 +71,8 @@ void validate(const Hardware& hw) {
     throw InputError("dram_bandwidth_bytes_per_cycle: must be positive (or inf), got " +
                      std::to_string(hw.dram_bandwidth_bytes_per_cycle));
   }
-  check_real("dram_bandwidth_bytes_per_cycle", hw.dram_bandwidth_bytes_per_cycle, 0,
-             kMaxBandwidth, true);
+  check_real("dram_bandwidth_bytes_per_cycle", hw.dram_bandwidth_bytes_per_cycle, 0, kMaxBandwidth,
+             true);
   validate(hw.costs);
 }
 

@@ -36,10 +36,10 @@ ArrayMapping parse_array_mapping(std::string_view s);
 /// Unit energies (nn_dataflow Cost). Units are whatever the user's numbers are (relative
 /// units for the reference CLI defaults, joules for the KAPLA hardware files).
 struct UnitCosts {
-  double mac_op = 1;                                  // per MAC
-  PerMemLevel<double> mem_hier{{200, 6, 2, 1}};       // per word access: DRAM, GBUF, ITCN, REGF
-  double noc_hop = 10;                                // per word per hop
-  double idl_unit = 0;                                // static energy of all nodes per cycle
+  double mac_op = 1;                             // per MAC
+  PerMemLevel<double> mem_hier{{200, 6, 2, 1}};  // per word access: DRAM, GBUF, ITCN, REGF
+  double noc_hop = 10;                           // per word per hop
+  double idl_unit = 0;                           // static energy of all nodes per cycle
   friend bool operator==(const UnitCosts&, const UnitCosts&) = default;
 };
 
@@ -53,11 +53,11 @@ struct HardwareFeatures {
 
 struct Hardware {
   std::string name;
-  std::string source;              // where the numbers come from
-  PhyDim2 nodes{1, 1};             // node (tile) array
-  PhyDim2 pe_array{16, 16};        // PE array of each node
-  std::int64_t gbuf_bytes = 0;     // global buffer per node
-  std::int64_t regf_bytes = 0;     // register file per PE
+  std::string source;           // where the numbers come from
+  PhyDim2 nodes{1, 1};          // node (tile) array
+  PhyDim2 pe_array{16, 16};     // PE array of each node
+  std::int64_t gbuf_bytes = 0;  // global buffer per node
+  std::int64_t regf_bytes = 0;  // register file per PE
   std::int64_t word_bits = 16;
   /// Array bus width per data category; 0 = unlimited (nn_dataflow --bus-width 0).
   std::int64_t array_bus_width_bits = 0;
@@ -83,8 +83,8 @@ struct Hardware {
 /// or above limits::kMaxUnitCost. The CLI's cost flags go through it as well.
 void validate(const UnitCosts& costs);
 
-/// Throws InputError naming the field when a value is impossible or outside model/limits.hpp (non-positive sizes, a
-/// buffer smaller than one word, negative energies or bandwidth).
+/// Throws InputError naming the field when a value is impossible or outside model/limits.hpp
+/// (non-positive sizes, a buffer smaller than one word, negative energies or bandwidth).
 void validate(const Hardware& hw);
 
 /// Throws a one-line InputError when `hw`'s array mapping cannot run `net` under `variant`:

@@ -11,10 +11,21 @@
 namespace kapla::model {
 namespace {
 
-constexpr std::array<std::string_view, kNumLayerTypes> kTypeNames{
-    "Conv",        "FC",           "DWConv",          "LocalRegion",   "Pooling",
-    "Eltwise",     "ConvBackAct",  "ConvBackWeight",  "FCBackAct",     "FCBackWeight",
-    "LocalRegionBack", "PoolingBack", "EltwiseBack", "DWConvBackAct", "DWConvBackWeight"};
+constexpr std::array<std::string_view, kNumLayerTypes> kTypeNames{"Conv",
+                                                                  "FC",
+                                                                  "DWConv",
+                                                                  "LocalRegion",
+                                                                  "Pooling",
+                                                                  "Eltwise",
+                                                                  "ConvBackAct",
+                                                                  "ConvBackWeight",
+                                                                  "FCBackAct",
+                                                                  "FCBackWeight",
+                                                                  "LocalRegionBack",
+                                                                  "PoolingBack",
+                                                                  "EltwiseBack",
+                                                                  "DWConvBackAct",
+                                                                  "DWConvBackWeight"};
 
 // The reference's class names, for describe().
 constexpr std::array<std::string_view, kNumLayerTypes> kClassNames{
@@ -92,15 +103,15 @@ PhyDim2 forward_ifmap(PhyDim2 sofm, PhyDim2 window, PhyDim2 strd) {
 PhyDim2 backward_ifmap(PhyDim2 sofm, PhyDim2 window, PhyDim2 strd, std::string_view wname) {
   if (window.h > sofm.h || window.w > sofm.w) {
     std::ostringstream os;
-    os << wname << ": window [" << window.h << ", " << window.w
-       << "] is larger than sofm [" << sofm.h << ", " << sofm.w << "]";
+    os << wname << ": window [" << window.h << ", " << window.w << "] is larger than sofm ["
+       << sofm.h << ", " << sofm.w << "]";
     throw InputError(os.str());
   }
   return {(sofm.h - window.h) / strd.h + 1, (sofm.w - window.w) / strd.w + 1};
 }
 
-Layer filter_layer(LayerType type, std::int64_t nifm, std::int64_t nofm, PhyDim2 sofm,
-                   PhyDim2 sfil, PhyDim2 strd) {
+Layer filter_layer(LayerType type, std::int64_t nifm, std::int64_t nofm, PhyDim2 sofm, PhyDim2 sfil,
+                   PhyDim2 strd) {
   require_positive("nifm", nifm);
   require_positive("nofm", nofm);
   require_positive("sofm", sofm);
@@ -125,8 +136,8 @@ Layer filter_layer(LayerType type, std::int64_t nifm, std::int64_t nofm, PhyDim2
   return l;
 }
 
-Layer region_layer(LayerType type, std::int64_t nofm, PhyDim2 sofm, std::int64_t nreg,
-                   PhyDim2 sreg, std::int64_t ntrd, PhyDim2 strd) {
+Layer region_layer(LayerType type, std::int64_t nofm, PhyDim2 sofm, std::int64_t nreg, PhyDim2 sreg,
+                   std::int64_t ntrd, PhyDim2 strd) {
   require_positive("nofm", nofm);
   require_positive("sofm", sofm);
   require_positive("nreg", nreg);

@@ -48,14 +48,14 @@ struct Layer {
   LayerType type = LayerType::Conv;
   std::int64_t nifm = 0;
   std::int64_t nofm = 0;
-  PhyDim2 sofm;          // output fmap (hofm, wofm)
-  PhyDim2 sifm;          // input fmap (hifm, wifm), derived
-  PhyDim2 strd{1, 1};    // stride (htrd, wtrd)
-  PhyDim2 sfil;          // filter (hfil, wfil); {0, 0} for local-region kinds
-  std::int64_t nreg = 0; // local-region kinds only
-  PhyDim2 sreg;          // local-region window (hreg, wreg); {0, 0} for filter kinds
-  std::int64_t ntrd = 0; // local-region kinds only
-  bool crop = false;     // back kinds: always false here (crop variants are not supported)
+  PhyDim2 sofm;           // output fmap (hofm, wofm)
+  PhyDim2 sifm;           // input fmap (hifm, wifm), derived
+  PhyDim2 strd{1, 1};     // stride (htrd, wtrd)
+  PhyDim2 sfil;           // filter (hfil, wfil); {0, 0} for local-region kinds
+  std::int64_t nreg = 0;  // local-region kinds only
+  PhyDim2 sreg;           // local-region window (hreg, wreg); {0, 0} for filter kinds
+  std::int64_t ntrd = 0;  // local-region kinds only
+  bool crop = false;      // back kinds: always false here (crop variants are not supported)
   DataCategory rw_data = DataCategory::Ofm;
 
   // Kind predicates.
@@ -109,8 +109,7 @@ Layer make_local_region_back(std::int64_t nofm, PhyDim2 sofm, std::int64_t nreg,
 Layer make_pooling_back(std::int64_t nofm, PhyDim2 sofm, PhyDim2 sreg, PhyDim2 strd = {0, 0});
 Layer make_eltwise_back(std::int64_t nofm, PhyDim2 sofm, std::int64_t nreg);
 Layer make_dwconv_back_act(std::int64_t nofm, PhyDim2 sofm, PhyDim2 sfil, PhyDim2 strd = {1, 1});
-Layer make_dwconv_back_weight(std::int64_t nofm, PhyDim2 sofm, PhyDim2 sfil,
-                              PhyDim2 strd = {1, 1});
+Layer make_dwconv_back_weight(std::int64_t nofm, PhyDim2 sofm, PhyDim2 sfil, PhyDim2 strd = {1, 1});
 
 /// A one-line description in the reference's constructor form, e.g. "ConvLayer(3, 96, 55, 11, 4)".
 std::string describe(const Layer& layer);

@@ -44,9 +44,9 @@ void check_dim(std::string_view field, PhyDim2 v, std::int64_t lo, std::int64_t 
 void check_real(std::string_view field, double v, double lo, double hi, bool inf_ok) {
   if (inf_ok && v == std::numeric_limits<double>::infinity()) return;
   if (!(v >= lo && v <= hi)) {
-    const std::string bounds = lo == 0 ? "must be a non-negative number at most " + real_text(hi)
-                                       : "must be a number in [" + real_text(lo) + ", " +
-                                             real_text(hi) + "]";
+    const std::string bounds =
+        lo == 0 ? "must be a non-negative number at most " + real_text(hi)
+                : "must be a number in [" + real_text(lo) + ", " + real_text(hi) + "]";
     out_of_range(field, bounds + (inf_ok ? " (or inf)" : ""), real_text(v));
   }
 }
@@ -81,8 +81,7 @@ std::string describe() {
   row("layer sfil, sreg, strd (h, w)", ints(1, kMaxWindowSide));
   row("layer MACs, ifmap, ofmap, filter words per sample", ints(1, kMaxPerSampleSize));
   row("batch (job files, --batch)", ints(1, kMaxBatch));
-  row("names (network, layer, hardware; no control chars)",
-      ints(1, kMaxNameLength) + " bytes");
+  row("names (network, layer, hardware; no control chars)", ints(1, kMaxNameLength) + " bytes");
   row("hardware nodes (h, w)", ints(1, kMaxNodeSide));
   row("hardware pe_array (h, w)", ints(1, kMaxPeSide));
   row("hardware gbuf_bytes, regf_bytes", "1 word .. " + std::to_string(kMaxBufferBytes));

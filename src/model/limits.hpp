@@ -28,21 +28,21 @@
 
 namespace kapla::model::limits {
 
-inline constexpr std::int64_t kMaxChannels = std::int64_t{1} << 20;      // nifm, nofm, nreg, ntrd
-inline constexpr std::int64_t kMaxFmapSide = std::int64_t{1} << 16;      // sofm, sifm h and w
-inline constexpr std::int64_t kMaxWindowSide = std::int64_t{1} << 12;    // sfil, sreg, strd
-inline constexpr std::int64_t kMaxPerSampleSize = std::int64_t{1} << 36; // MACs, words per sample
+inline constexpr std::int64_t kMaxChannels = std::int64_t{1} << 20;       // nifm, nofm, nreg, ntrd
+inline constexpr std::int64_t kMaxFmapSide = std::int64_t{1} << 16;       // sofm, sifm h and w
+inline constexpr std::int64_t kMaxWindowSide = std::int64_t{1} << 12;     // sfil, sreg, strd
+inline constexpr std::int64_t kMaxPerSampleSize = std::int64_t{1} << 36;  // MACs, words per sample
 inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 20;
 inline constexpr std::int64_t kMaxNodeSide = 64;
 inline constexpr std::int64_t kMaxPeSide = 1024;
-inline constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 40;   // gbuf, regf
+inline constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 40;  // gbuf, regf
 inline constexpr std::int64_t kMaxWordBits = 1024;
 inline constexpr std::int64_t kMaxBusWidthBits = std::int64_t{1} << 20;
-inline constexpr double kMaxUnitCost = 1e30;         // energy per MAC, access, hop, idle cycle
-inline constexpr double kMaxBandwidth = 1e18;        // bytes per cycle (or inf = unlimited)
-inline constexpr double kMaxSeconds = 1e8;           // time limits, budgets, stop grace
-inline constexpr double kMaxPipelineKnob = 1e10;     // layer_pipeline_{time_ovhd,max_degree}
-inline constexpr std::int64_t kMaxTops = 1024;       // ntops / --top
+inline constexpr double kMaxUnitCost = 1e30;      // energy per MAC, access, hop, idle cycle
+inline constexpr double kMaxBandwidth = 1e18;     // bytes per cycle (or inf = unlimited)
+inline constexpr double kMaxSeconds = 1e8;        // time limits, budgets, stop grace
+inline constexpr double kMaxPipelineKnob = 1e10;  // layer_pipeline_{time_ovhd,max_degree}
+inline constexpr std::int64_t kMaxTops = 1024;    // ntops / --top
 inline constexpr std::int64_t kMaxEvaluations = std::int64_t{1} << 40;  // R/M budgets, victory
 inline constexpr std::int64_t kMaxThreads = 4096;
 inline constexpr std::int64_t kMaxNameLength = 256;  // network, layer and hardware names

@@ -69,9 +69,8 @@ NetworkBuilder& NetworkBuilder::add_external(InputSpec ext) {
   if (ext.name.empty() || ext.name == kNetworkInput) {
     throw InputError("external: name: must be a non-empty name other than __INPUT__");
   }
-  if (net_.find(ext.name) ||
-      std::any_of(net_.externals_.begin(), net_.externals_.end(),
-                  [&](const InputSpec& e) { return e.name == ext.name; })) {
+  if (net_.find(ext.name) || std::any_of(net_.externals_.begin(), net_.externals_.end(),
+                                         [&](const InputSpec& e) { return e.name == ext.name; })) {
     throw InputError(where + "name: duplicate");
   }
   if (ext.nofm <= 0) throw InputError(where + "nofm: must be positive");

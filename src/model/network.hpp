@@ -1,5 +1,6 @@
 // A network: an immutable DAG of named layers (nn_dataflow Network). Built once by
-// NetworkBuilder, which checks every layer against its predecessors. Spec: nn_dataflow-spec.md §4.3.
+// NetworkBuilder, which checks every layer against its predecessors. Spec: nn_dataflow-spec.md
+// §4.3.
 #pragma once
 
 #include <cstddef>

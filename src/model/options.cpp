@@ -123,12 +123,14 @@ SearchOptions kapla_option_preset(std::string_view name) {
 
 void validate(const SearchOptions& o) {
   if (o.sw_solve_loopblocking && o.hw_gbuf_sharing) {
-    throw InputError("sw_solve_loopblocking: the analytical loop-blocking solver cannot be "
-                     "combined with hw_gbuf_sharing");
+    throw InputError(
+        "sw_solve_loopblocking: the analytical loop-blocking solver cannot be "
+        "combined with hw_gbuf_sharing");
   }
   if (o.sw_solve_loopblocking && o.hw_gbuf_save_writeback) {
-    throw InputError("sw_solve_loopblocking: the analytical loop-blocking solver cannot be "
-                     "combined with hw_gbuf_save_writeback");
+    throw InputError(
+        "sw_solve_loopblocking: the analytical loop-blocking solver cannot be "
+        "combined with hw_gbuf_save_writeback");
   }
   if (o.hw_access_forwarding && o.hw_gbuf_sharing) {
     throw InputError("hw_access_forwarding: implied by hw_gbuf_sharing; enable only one");

@@ -20,8 +20,8 @@ PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionSc
   s.pl = mapping::part_layer(p.layer, p.batch, part);
   s.map = map_partitioned_layer(p, s.pl);
   if (!s.map.nlds.empty()) {
-    s.bufshr = mapping::make_bufshr_scheme(p.resource.proc_region, part,
-                                           s.map.nlds.front().data_loops);
+    s.bufshr =
+        mapping::make_bufshr_scheme(p.resource.proc_region, part, s.map.nlds.front().data_loops);
   }
   return s;
 }
@@ -30,9 +30,9 @@ PartitionPlacement place_partition(const LayerProblem& p, const mapping::Partiti
                                    const std::vector<PhyDim2>& filter_nodes) {
   PartitionPlacement out;
   out.ofmap_layout = mapping::ofmap_layout(p.layer, p.batch, part, p.resource.dst_data_region);
-  out.unit_nhops = mapping::unit_nhops_to_proc_region(p.layer, p.batch, p.resource.proc_region,
-                                                      part, filter_nodes, p.ifmap_layout,
-                                                      out.ofmap_layout, p.options);
+  out.unit_nhops =
+      mapping::unit_nhops_to_proc_region(p.layer, p.batch, p.resource.proc_region, part,
+                                         filter_nodes, p.ifmap_layout, out.ofmap_layout, p.options);
   return out;
 }
 
@@ -133,10 +133,9 @@ std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,
 // ---- FixedSchemeEvaluator ----------------------------------------------------------------
 
 FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem)
-    : FixedSchemeEvaluator(problem,
-                           mapping::gen_partition(problem.layer, problem.batch,
-                                                  problem.resource.proc_region.dim,
-                                                  problem.options, /*guaranteed=*/true)) {}
+    : FixedSchemeEvaluator(problem, mapping::gen_partition(problem.layer, problem.batch,
+                                                           problem.resource.proc_region.dim,
+                                                           problem.options, /*guaranteed=*/true)) {}
 
 FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem,
                                            std::vector<mapping::PartitionScheme> parts)
@@ -165,8 +164,9 @@ const PartitionSetup& FixedSchemeEvaluator::setup(std::size_t i) const {
 const PartitionPlacement& FixedSchemeEvaluator::placement(std::size_t i) const {
   KAPLA_ASSERT(i < cache_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
   Slot& s = cache_->slots[i];
-  std::call_once(s.placement_once,
-                 [&] { s.placement = place_partition(*p_, cache_->parts[i], cache_->filter_nodes); });
+  std::call_once(s.placement_once, [&] {
+    s.placement = place_partition(*p_, cache_->parts[i], cache_->filter_nodes);
+  });
   return s.placement;
 }
 

@@ -26,10 +26,9 @@ std::string problem_key(const LayerProblem& p, bool with_layout) {
   os.precision(17);
   const auto& l = p.layer;
   os << static_cast<int>(l.type) << ',' << l.nifm << ',' << l.nofm << ',' << l.sofm.h << ','
-     << l.sofm.w << ',' << l.sifm.h << ',' << l.sifm.w << ',' << l.strd.h << ',' << l.strd.w
-     << ',' << l.sfil.h << ',' << l.sfil.w << ',' << l.nreg << ',' << l.sreg.h << ',' << l.sreg.w
-     << ',' << l.ntrd << ',' << l.crop << ',' << static_cast<int>(l.rw_data) << '|' << p.batch
-     << '|';
+     << l.sofm.w << ',' << l.sifm.h << ',' << l.sifm.w << ',' << l.strd.h << ',' << l.strd.w << ','
+     << l.sfil.h << ',' << l.sfil.w << ',' << l.nreg << ',' << l.sreg.h << ',' << l.sreg.w << ','
+     << l.ntrd << ',' << l.crop << ',' << static_cast<int>(l.rw_data) << '|' << p.batch << '|';
   const auto& r = p.resource;
   put_region(os, r.proc_region);
   put_region(os, r.dram_region);

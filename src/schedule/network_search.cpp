@@ -53,8 +53,13 @@ class Searcher {
  public:
   Searcher(const model::Network& net, std::int64_t batch, const mapping::Resource& resource,
            const search::LayerStrategy& strategy, const NetworkSearchOptions& opts)
-      : net_(net), batch_(batch), resource_(resource), strategy_(strategy), opts_(opts),
-        dag_(build_sched_dag(net)), ordered_(dag_.ordered_layers()),
+      : net_(net),
+        batch_(batch),
+        resource_(resource),
+        strategy_(strategy),
+        opts_(opts),
+        dag_(build_sched_dag(net)),
+        ordered_(dag_.ordered_layers()),
         use_frontier_(opts.constraint_frontier.value_or(opts.options.cost_model ==
                                                         model::CostModelVariant::Tangram)) {
     pos_.assign(net.size(), 0);
@@ -112,8 +117,10 @@ void Searcher::account(std::size_t layer, const search::LayerSearchStats& st) {
     all_reported_ = false;
     return;
   }
-  if (st.valid < 0) valid_counted_ = false;
-  else stats_.schemes_valid += st.valid;
+  if (st.valid < 0)
+    valid_counted_ = false;
+  else
+    stats_.schemes_valid += st.valid;
   const std::int64_t offset = stats_.schemes_evaluated;
   if (layer_best_.empty()) layer_best_.assign(net_.size(), std::nullopt);
   for (const auto& p : st.curve.points) {
@@ -129,8 +136,9 @@ void Searcher::account(std::size_t layer, const search::LayerSearchStats& st) {
       time += b->best_time;
     }
     const auto goal = opts_.options.opt_goal;
-    const double g = goal == model::Goal::Energy ? cost
-                     : goal == model::Goal::Delay ? time : cost * time;
+    const double g = goal == model::Goal::Energy  ? cost
+                     : goal == model::Goal::Delay ? time
+                                                  : cost * time;
     stats_.curve.record(offset + p.evaluations, seconds_ + p.seconds, g, cost, time);
   }
   stats_.schemes_evaluated += st.evaluated;
@@ -278,14 +286,15 @@ std::vector<NetworkScheme> Searcher::segment_search(
     for (std::size_t sp = 0; sp < seg.size(); ++sp) {
       for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
         const SegIndex idx{static_cast<int>(sp), static_cast<int>(tm)};
-        cur = layer_search(seg.layers()[sp][tm], seg.allocation()[sp][tm], c.layers[sp][tm],
-                           idx.sp, idx.tm, seg.forward_region(idx), cur);
+        cur = layer_search(seg.layers()[sp][tm], seg.allocation()[sp][tm], c.layers[sp][tm], idx.sp,
+                           idx.tm, seg.forward_region(idx), cur);
       }
     }
     std::vector<NetworkScheme> ok;
     for (auto& s : cur) {
-      const bool within = std::all_of(s.segment_timings().begin(), s.segment_timings().end(),
-                                      [&](const SegmentTiming& t) { return t.time_overhead() <= max_ovhd; });
+      const bool within =
+          std::all_of(s.segment_timings().begin(), s.segment_timings().end(),
+                      [&](const SegmentTiming& t) { return t.time_overhead() <= max_ovhd; });
       if (within) ok.push_back(std::move(s));
     }
     if (!ok.empty() && std::find(frontier.begin(), frontier.end(), c.hints) == frontier.end()) {

@@ -24,7 +24,7 @@ namespace kapla::schedule {
 
 /// Where a network search is, for progress reports (after each segment search).
 struct SearchProgress {
-  std::size_t layers_done = 0;   // layers, in scheduling order, whose best schedules are known
+  std::size_t layers_done = 0;  // layers, in scheduling order, whose best schedules are known
   std::size_t layers_total = 0;
   std::size_t segments_done = 0;  // segments searched (after pruning)
   std::size_t segments_total = 0;
@@ -57,11 +57,11 @@ struct NetworkSearchOptions {
 };
 
 struct NetworkSearchStats {
-  std::size_t segments = 0;       // distinct segments generated (= segments_before_pruning)
+  std::size_t segments = 0;  // distinct segments generated (= segments_before_pruning)
   std::size_t constraints_searched = 0;
   std::size_t layer_searches = 0;  // strategy calls
   std::size_t cache_hits = 0;
-  std::size_t memo_hits = 0;      // strategy-internal reuse (e.g. B's per-node tops)
+  std::size_t memo_hits = 0;  // strategy-internal reuse (e.g. B's per-node tops)
   // Inter-layer pruning (SegmentFilter). "after" = segments with at least one constraint
   // left, and those constraints; without a filter after == before.
   std::size_t segments_before_pruning = 0;

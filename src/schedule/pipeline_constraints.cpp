@@ -34,8 +34,13 @@ class Builder {
   Builder(const std::vector<std::vector<std::size_t>>& layers, const SegmentDeps& deps,
           const model::Network& net, std::int64_t batch,
           const std::vector<std::vector<mapping::Resource>>& alloc, bool with_opt)
-      : layers_(layers), deps_(deps), net_(net), batch_(batch), alloc_(alloc),
-        with_opt_(with_opt), size_gbuf_(alloc.front().front().size_gbuf) {}
+      : layers_(layers),
+        deps_(deps),
+        net_(net),
+        batch_(batch),
+        alloc_(alloc),
+        with_opt_(with_opt),
+        size_gbuf_(alloc.front().front().size_gbuf) {}
 
   std::optional<SymbolicConstraints> run();
 
@@ -98,7 +103,8 @@ class Builder {
 bool Builder::simplify_one_pass(Args& args) {
   for (auto& row : args) {
     for (auto& a : row) {
-      for (auto [fb, top] : {std::pair{Arg::Fbifm, Arg::Topifm}, std::pair{Arg::Fbofm, Arg::Topofm}}) {
+      for (auto [fb, top] :
+           {std::pair{Arg::Fbifm, Arg::Topifm}, std::pair{Arg::Fbofm, Arg::Topofm}}) {
         auto it = a.find(fb);
         if (it == a.end()) continue;
         if (is_true(it->second)) {
@@ -137,7 +143,7 @@ bool Builder::simplify_one_pass(Args& args) {
     KAPLA_ASSERT(sc_.values.count(s), "pipeline constraints: value uses a removed symbol");
     if (c <= 1) {
       subs[s] = sc_.names[static_cast<std::size_t>(s)].rfind("top", 0) == 0 ? make_int(0)
-                                                                           : make_bool(false);
+                                                                            : make_bool(false);
       any = true;
     }
   }
@@ -245,14 +251,13 @@ std::optional<SymbolicConstraints> Builder::run() {
       if (is_conv_layer(net_.layer(l))) {
         if (curr_fbofm) {
           KAPLA_ASSERT(last_conv.sp >= 0, "pipeline constraints: fbofm without a conv");
-          ArgMap& lsrc = last_conv.sp == isp
-                             ? args[sp][tm - 1]
-                             : args[static_cast<std::size_t>(last_conv.sp)].back();
+          ArgMap& lsrc = last_conv.sp == isp ? args[sp][tm - 1]
+                                             : args[static_cast<std::size_t>(last_conv.sp)].back();
           lsrc[Arg::Fbofm] = *curr_fbofm;
         }
         curr_fbofm.reset();
-        curr_topofm = make_sym(new_sym("topofm_" + std::to_string(sp) + "_" + std::to_string(tm),
-                                       topofm_vals(l)));
+        curr_topofm = make_sym(
+            new_sym("topofm_" + std::to_string(sp) + "_" + std::to_string(tm), topofm_vals(l)));
         curr[Arg::Topofm] = curr_topofm;
         if (isp == last_conv.sp) {
           // Inter-temporal: this group fully buffers ifmaps, the previous one ofmaps.
@@ -317,8 +322,9 @@ std::optional<SymbolicConstraints> Builder::run() {
       for (std::size_t tm = 0; tm < layers_[sp].size(); ++tm) {
         const auto& layer = net_.layer(layers_[sp][tm]);
         const auto& a = sub[sp][tm];
-        const std::int64_t sz = (truthy(get_or(a, Arg::Fbofm, false_e)) ? layer.total_ofmap_size() : 0) +
-                                (truthy(get_or(a, Arg::Fbifm, false_e)) ? layer.total_ifmap_size() : 0);
+        const std::int64_t sz =
+            (truthy(get_or(a, Arg::Fbofm, false_e)) ? layer.total_ofmap_size() : 0) +
+            (truthy(get_or(a, Arg::Fbifm, false_e)) ? layer.total_ifmap_size() : 0);
         ms = std::max(ms, sz);
       }
       if (ms > alloc_[sp][0].proc_region.dim.size() * alloc_[sp][0].size_gbuf) {
@@ -355,7 +361,8 @@ std::optional<SymbolicConstraints> Builder::run() {
     }
     ExprPtr topifm;
     if (!constrains_ofm) {
-      topifm = make_sym(new_sym("topifm_" + std::to_string(fet_sp), topifm_vals(layers_[fet_sp][0])));
+      topifm =
+          make_sym(new_sym("topifm_" + std::to_string(fet_sp), topifm_vals(layers_[fet_sp][0])));
     }
     for (const auto& idx : list) {
       auto& a = args[static_cast<std::size_t>(idx.sp)][0];
@@ -421,7 +428,8 @@ std::vector<SegmentConstraint> enumerate_constraints(const SymbolicConstraints& 
     SegmentConstraint c;
     for (std::size_t i = 0; i < syms.size(); ++i) {
       const auto v = vals[i][pos[i]];
-      const bool is_bool = std::find(sc.bool_syms.begin(), sc.bool_syms.end(), syms[i]) != sc.bool_syms.end();
+      const bool is_bool =
+          std::find(sc.bool_syms.begin(), sc.bool_syms.end(), syms[i]) != sc.bool_syms.end();
       subs[syms[i]] = is_bool ? make_bool(v != 0) : make_int(v);
       c.hints.push_back(v);
     }

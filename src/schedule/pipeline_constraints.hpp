@@ -38,9 +38,9 @@ struct SegmentDeps {
 enum class Arg : std::uint8_t { Topbat, Topifm, Topofm, Fbifm, Fbofm };
 
 struct SymbolicConstraints {
-  std::vector<std::string> names;                  // symbol id -> name
-  std::map<int, std::vector<std::int64_t>> values; // remaining symbols -> candidates (bools 0/1)
-  std::vector<int> bool_syms;                      // symbols whose values are booleans
+  std::vector<std::string> names;                   // symbol id -> name
+  std::map<int, std::vector<std::int64_t>> values;  // remaining symbols -> candidates (bools 0/1)
+  std::vector<int> bool_syms;                       // symbols whose values are booleans
   /// Per [sp][tm]: argument -> value.
   std::vector<std::vector<std::map<Arg, ExprPtr>>> args;
   std::vector<std::vector<std::optional<std::size_t>>> update_from;

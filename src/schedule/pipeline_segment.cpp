@@ -185,8 +185,9 @@ std::vector<mapping::NodeRegion> alloc_proc(const std::vector<std::vector<std::s
     for (std::size_t i = 0; i < ops.size(); ++i) {
       time = std::max(time, static_cast<double>(ops[i]) * 1. / static_cast<double>(nodes[i]));
     }
-    const double util = static_cast<double>(sum_ops) / time /
-                        static_cast<double>(std::accumulate(nodes.begin(), nodes.end(), std::int64_t{0}));
+    const double util =
+        static_cast<double>(sum_ops) / time /
+        static_cast<double>(std::accumulate(nodes.begin(), nodes.end(), std::int64_t{0}));
     if (util >= 1 - kMaxUtilDrop) {
       found = true;
       break;
@@ -201,8 +202,7 @@ std::vector<mapping::NodeRegion> alloc_proc(const std::vector<std::vector<std::s
 }  // namespace
 
 std::optional<PipelineSegment> make_pipeline_segment(std::vector<std::vector<std::size_t>> layers,
-                                                     const model::Network& net,
-                                                     std::int64_t batch,
+                                                     const model::Network& net, std::int64_t batch,
                                                      const mapping::Resource& resource,
                                                      const model::SearchOptions& options) {
   const auto deps = init_deps(layers, net, options.layer_pipeline_opt);
@@ -215,7 +215,8 @@ std::optional<PipelineSegment> make_pipeline_segment(std::vector<std::vector<std
   for (const auto& v : layers) nlayers += v.size();
   bool no_time_mux = nlayers == net.size();
   for (const auto& v : layers) {
-    if (std::count_if(v.begin(), v.end(), [&](std::size_t l) { return is_conv_layer(net.layer(l)); }) > 1) {
+    if (std::count_if(v.begin(), v.end(),
+                      [&](std::size_t l) { return is_conv_layer(net.layer(l)); }) > 1) {
       no_time_mux = false;
     }
   }

@@ -91,8 +91,7 @@ class PipelineSegment {
 
 /// Builds a segment; nullopt when it is invalid (dependencies, node allocation or constraints).
 std::optional<PipelineSegment> make_pipeline_segment(std::vector<std::vector<std::size_t>> layers,
-                                                     const model::Network& net,
-                                                     std::int64_t batch,
+                                                     const model::Network& net, std::int64_t batch,
                                                      const mapping::Resource& resource,
                                                      const model::SearchOptions& options);
 

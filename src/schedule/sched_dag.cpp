@@ -40,9 +40,8 @@ std::vector<std::vector<std::size_t>> merge_vertices(const model::Network& net) 
     bool merged = false;
     for (std::size_t k = verts.size(); k-- > 0;) {
       auto& v = verts[k];
-      const bool head_disjoint = std::none_of(v.begin(), v.end() - 1, [&](std::size_t x) {
-        return is_layer_prev(prevs, x);
-      });
+      const bool head_disjoint = std::none_of(
+          v.begin(), v.end() - 1, [&](std::size_t x) { return is_layer_prev(prevs, x); });
       const std::size_t tail = v.back();
       if (head_disjoint && is_layer_prev(prevs, tail) && net.nexts(tail).size() == 1) {
         v.push_back(l);
@@ -123,8 +122,7 @@ SchedDag build_sched_dag(const model::Network& net) {
   for (std::size_t l = 0; l < net.size(); ++l) {
     const int v = dag.vertex_of[l];
     for (const auto& p : net.prevs(l)) {
-      const int pv =
-          p.kind == LayerSource::Kind::Layer ? dag.vertex_of[p.index] : kInputVertex;
+      const int pv = p.kind == LayerSource::Kind::Layer ? dag.vertex_of[p.index] : kInputVertex;
       if (pv != v) insert_sorted(dag.prevs[static_cast<std::size_t>(v)], pv);
     }
     for (std::size_t n : net.nexts(l)) {

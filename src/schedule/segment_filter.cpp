@@ -49,13 +49,13 @@ search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const mod
   return c;
 }
 
-SegmentFilter segment_filter_of(const search::InterLayerPruning& pruning,
-                                const model::Network& net, std::int64_t batch,
-                                const model::UnitCosts& costs, const model::SearchOptions& options) {
+SegmentFilter segment_filter_of(const search::InterLayerPruning& pruning, const model::Network& net,
+                                std::int64_t batch, const model::UnitCosts& costs,
+                                const model::SearchOptions& options) {
   SegmentFilter f;
   if (pruning.constraint_may_fit) {
-    f.constraint = [may_fit = pruning.constraint_may_fit, &net, batch](
-                       const PipelineSegment& seg, const SegmentConstraint& c) {
+    f.constraint = [may_fit = pruning.constraint_may_fit, &net, batch](const PipelineSegment& seg,
+                                                                       const SegmentConstraint& c) {
       for (std::size_t sp = 0; sp < seg.size(); ++sp) {
         for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
           pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);

@@ -31,9 +31,9 @@ struct SegmentFilter {
 /// (options.layer_pipeline_time_ovhd), the costs and options the layers are priced with, and
 /// their positions in the scheduling order. `net` (and what the pruning refers to) must
 /// outlive the filter. Callers normally let run_network (run_network.hpp) apply it.
-SegmentFilter segment_filter_of(const search::InterLayerPruning& pruning,
-                                const model::Network& net, std::int64_t batch,
-                                const model::UnitCosts& costs, const model::SearchOptions& options);
+SegmentFilter segment_filter_of(const search::InterLayerPruning& pruning, const model::Network& net,
+                                std::int64_t batch, const model::UnitCosts& costs,
+                                const model::SearchOptions& options);
 
 /// A segment as the strategy sees it: each layer on its allocated resource, its constraints
 /// (a lazily resolved topofm = 0), its positions in the scheduling order `pos` (per layer).

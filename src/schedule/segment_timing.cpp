@@ -72,13 +72,14 @@ void SegmentTiming::add(const LayerTimingInput& in) {
       LayerTiming{in.time, in.node_time, in.dram_time, in.num_nodes, ofm_ngrp, ts, td});
 
   critical_time_ = 0;
-  for (const auto& tl : timing_) critical_time_ = std::max(critical_time_, tl.back().td_xb - tl.front().ts_xb);
+  for (const auto& tl : timing_)
+    critical_time_ = std::max(critical_time_, tl.back().td_xb - tl.front().ts_xb);
   dram_time_ += in.dram_time;
   node_time_ = 0;
   for (const auto& tl : timing_) {
     node_time_ = std::max(
-        node_time_,
-        floor_div(tl.back().td_xb + critical_time_ * static_cast<double>(bat_ngrp_ - 1), bat_ngrp_));
+        node_time_, floor_div(tl.back().td_xb + critical_time_ * static_cast<double>(bat_ngrp_ - 1),
+                              bat_ngrp_));
   }
 }
 
@@ -88,9 +89,9 @@ double SegmentTiming::time_overhead() const {
   double indv = 0;
   for (const auto& tl : timing_) {
     for (const auto& t : tl) {
-      indv += std::max(1. * t.node_time * static_cast<double>(t.num_nodes) /
-                           static_cast<double>(total_nodes),
-                       t.dram_time);
+      indv += std::max(
+          1. * t.node_time * static_cast<double>(t.num_nodes) / static_cast<double>(total_nodes),
+          t.dram_time);
     }
   }
   return (time() - indv) / indv;

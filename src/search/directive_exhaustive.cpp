@@ -54,8 +54,7 @@ std::vector<pricing::LayerSchedule> DirectiveExhaustive::search(
   const kapla::CostOracle oracle(problem);
   const CountingOracle counting(oracle, ctx);
   const auto start = std::chrono::steady_clock::now();
-  const auto r =
-      kapla::search_exhaustive(counting, {problem.options.opt_goal, ctx.num_threads});
+  const auto r = kapla::search_exhaustive(counting, {problem.options.opt_goal, ctx.num_threads});
   if (ctx.stats != nullptr) {
     ctx.stats->reported = true;
     ctx.stats->evaluated = r.evaluated;

@@ -45,9 +45,11 @@ struct PerNode {
 std::shared_ptr<PerNode> plan_per_node(const pricing::LayerProblem& p) {
   const auto& res = p.resource;
   auto out = std::make_shared<PerNode>();
-  for (auto& part : mapping::gen_partition(p.layer, p.batch, res.proc_region.dim, p.options, true)) {
+  for (auto& part :
+       mapping::gen_partition(p.layer, p.batch, res.proc_region.dim, p.options, true)) {
     pricing::PartitionSetup w = pricing::setup_partition(p, part);
-    for (std::size_t n = 0; n < w.map.nlds.size(); ++n) out->items.push_back({out->parts.size(), n});
+    for (std::size_t n = 0; n < w.map.nlds.size(); ++n)
+      out->items.push_back({out->parts.size(), n});
     out->parts.push_back(std::move(w));
   }
   // The loop-blocking search depends on the partition only through the NLD and (with access
@@ -95,9 +97,9 @@ void run_plans(const std::vector<std::pair<PerNode*, const pricing::LayerProblem
     const pricing::LayerProblem& p = *plans[k].second;
     const Item& it = pn.items[i];
     const pricing::PartitionSetup& pw = pn.parts[it.part];
-    pn.found[i] = cost::search_loop_blocking(pw.map.nlds[it.nld], p.resource, pw.bufshr,
-                                             p.constraint.top_blocking(), p.options, p.costs,
-                                             &pn.counts[i]);
+    pn.found[i] =
+        cost::search_loop_blocking(pw.map.nlds[it.nld], p.resource, pw.bufshr,
+                                   p.constraint.top_blocking(), p.options, p.costs, &pn.counts[i]);
   }
   (void)num_threads;
   for (const auto& [pn, p] : plans) {

@@ -127,7 +127,7 @@ double RidgeModel::predict(const std::vector<double>& x) const {
 namespace {
 
 // Stream tags mixed into the layer seed (docs/baselines.md).
-constexpr std::uint64_t kInitStream = 0x494E4954ULL;          // "INIT"
+constexpr std::uint64_t kInitStream = 0x494E4954ULL;           // "INIT"
 constexpr std::uint64_t kChainStream = 0x434841494E000000ULL;  // "CHAIN" + chain index
 
 double log_goal(double v) { return std::log(std::max(v, std::numeric_limits<double>::min())); }
@@ -207,8 +207,9 @@ SamplingResult guided_search(const SchemeSpace& space, const SchemeEvaluator& ev
     return results;
   };
   // An unmeasured point not yet in this batch, drawn uniformly (nullopt if none found).
-  auto random_fresh = [&](Rng& rng, const std::unordered_set<std::uint64_t>& in_batch)
-      -> std::optional<SchemePoint> {
+  auto random_fresh =
+      [&](Rng& rng,
+          const std::unordered_set<std::uint64_t>& in_batch) -> std::optional<SchemePoint> {
     for (int attempt = 0; attempt < 64; ++attempt) {
       const auto idx = rng.uniform(space.size());
       if (!visited.count(idx) && !in_batch.count(idx)) return space.at(idx);
@@ -225,16 +226,15 @@ SamplingResult guided_search(const SchemeSpace& space, const SchemeEvaluator& ev
   // Phase 1: uniform random points (at least one batch), then until one is valid.
   Rng init_rng(mix_seed(layer_seed, kInitStream));
   const std::int64_t n_init = std::max<std::int64_t>(
-      opts.batch_size, max_evals > 0 ? std::llround(opts.initial_fraction *
-                                                    static_cast<double>(max_evals))
-                                     : opts.batch_size);
+      opts.batch_size, max_evals > 0
+                           ? std::llround(opts.initial_fraction * static_cast<double>(max_evals))
+                           : opts.batch_size);
   std::optional<SamplingStats::Stop> stop;
   while (!(stop = stop_reason()) && (r.stats.evaluations < n_init || elite.empty())) {
     const std::int64_t want = std::min<std::int64_t>(
         {static_cast<std::int64_t>(opts.batch_size), left(),
-         elite.empty() && r.stats.evaluations >= n_init
-             ? static_cast<std::int64_t>(opts.batch_size)
-             : n_init - r.stats.evaluations});
+         elite.empty() && r.stats.evaluations >= n_init ? static_cast<std::int64_t>(opts.batch_size)
+                                                        : n_init - r.stats.evaluations});
     std::vector<SchemePoint> batch;
     std::unordered_set<std::uint64_t> in_batch;
     for (std::int64_t i = 0; i < want; ++i) {
@@ -267,8 +267,8 @@ SamplingResult guided_search(const SchemeSpace& space, const SchemeEvaluator& ev
           max_evals > 0 ? static_cast<double>(r.stats.evaluations) / static_cast<double>(max_evals)
                         : std::min(1.0, elapsed() / budget.max_seconds);
       const double temp = opts.t_end + (opts.t_start - opts.t_end) * (1 - progress);
-      const bool use_model = opts.surrogate &&
-                             static_cast<int>(log_cost.size()) >= opts.surrogate_min_samples;
+      const bool use_model =
+          opts.surrogate && static_cast<int>(log_cost.size()) >= opts.surrogate_min_samples;
       if (use_model) {
         cost_model.fit(feat_valid, log_cost, opts.ridge_lambda);
         valid_model.fit(feat_all, valid_label, opts.ridge_lambda);
@@ -301,8 +301,7 @@ SamplingResult guided_search(const SchemeSpace& space, const SchemeEvaluator& ev
             const auto q = space.neighbour(ch.cur, ch.rng, opts.moves);
             if (!fresh(q)) continue;
             const auto x = surrogate_features(space, q);
-            const double score =
-                cost_model.predict(x) + (valid_model.predict(x) < 0.5 ? 1e6 : 0.0);
+            const double score = cost_model.predict(x) + (valid_model.predict(x) < 0.5 ? 1e6 : 0.0);
             if (score < best_score) {
               best_score = score;
               pick = q;

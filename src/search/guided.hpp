@@ -2,11 +2,12 @@
 // XGBoost: a batched simulated-annealing explorer over one layer's scheme space
 // (scheme_space.hpp). Each round every chain proposes a few neighbours, the batch is priced by
 // the one cost model in parallel, and each chain moves to its best valid proposal by the
-// Metropolis rule on ln(goal) with a temperature falling linearly over the budget; stale chains restart from the best points
-// found. Optionally a cheap surrogate (ridge regression on log features of the point, fitted by
-// kapla itself on the points measured so far) screens several neighbours per proposal and the
-// chain measures the most promising one. Measured points are never measured twice. The result
-// depends only on the options and the seed (never on threads). Algorithm: docs/baselines.md.
+// Metropolis rule on ln(goal) with a temperature falling linearly over the budget; stale chains
+// restart from the best points found. Optionally a cheap surrogate (ridge regression on log
+// features of the point, fitted by kapla itself on the points measured so far) screens several
+// neighbours per proposal and the chain measures the most promising one. Measured points are never
+// measured twice. The result depends only on the options and the seed (never on threads).
+// Algorithm: docs/baselines.md.
 #pragma once
 
 #include <cstdint>
@@ -66,8 +67,7 @@ std::vector<double> surrogate_features(const SchemeSpace& space, const SchemePoi
 class RidgeModel {
  public:
   /// Fits on rows `x` (all the same length) and targets `y`; lambda scales with rows.
-  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
-           double lambda);
+  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y, double lambda);
   bool fitted() const { return fitted_; }
   double predict(const std::vector<double>& x) const;
 

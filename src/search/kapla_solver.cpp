@@ -42,9 +42,9 @@ std::vector<pricing::LayerSchedule> KaplaSolver::search(const pricing::LayerProb
                                                         const SearchContext& ctx) const {
   const kapla::CostOracle oracle = oracle_for(problem, ctx.memo);
   const auto start = std::chrono::steady_clock::now();
-  const auto sol = kapla::solve_layer(oracle, {problem.options.opt_goal, ctx.num_threads,
-                                                   opts_.fallback, opts_.refinement,
-                                                   problem.options.ntops});
+  const auto sol =
+      kapla::solve_layer(oracle, {problem.options.opt_goal, ctx.num_threads, opts_.fallback,
+                                  opts_.refinement, problem.options.ntops});
   if (ctx.stats != nullptr) {
     ctx.stats->reported = true;
     ctx.stats->evaluated = sol.stats.evaluated;
@@ -59,7 +59,8 @@ std::vector<pricing::LayerSchedule> KaplaSolver::search(const pricing::LayerProb
   // unit loops are one schedule, as B's loop-order generator skips such orders).
   std::vector<pricing::LayerSchedule> out{*sched};
   auto same = [](const pricing::LayerSchedule& a, const pricing::LayerSchedule& b) {
-    return a.part == b.part && a.nld_index == b.nld_index && a.tvals == b.tvals && a.orders == b.orders;
+    return a.part == b.part && a.nld_index == b.nld_index && a.tvals == b.tvals &&
+           a.orders == b.orders;
   };
   for (const auto& c : sol.runners_up) {
     if (static_cast<int>(out.size()) >= problem.options.ntops) break;
@@ -75,14 +76,14 @@ bool KaplaSolver::constraint_may_fit(const pricing::LayerProblem& problem) const
   if (c.topbat == 0) return true;  // only pipelined constraints are checked (§4.2)
   const auto& r = problem.resource;
   kapla::OccupancyQuery q{&problem.layer,
-                              problem.batch,
-                              c.topbat,
-                              c.topifm,
-                              c.topofm,
-                              static_cast<std::int64_t>(r.proc_region.dim.size()),
-                              static_cast<std::int64_t>(r.dim_array.size()),
-                              static_cast<std::int64_t>(r.size_gbuf),
-                              opts_.capacity_factor};
+                          problem.batch,
+                          c.topbat,
+                          c.topifm,
+                          c.topofm,
+                          static_cast<std::int64_t>(r.proc_region.dim.size()),
+                          static_cast<std::int64_t>(r.dim_array.size()),
+                          static_cast<std::int64_t>(r.size_gbuf),
+                          opts_.capacity_factor};
   return kapla::occupancy_may_fit(q);
 }
 
@@ -109,8 +110,7 @@ std::vector<bool> KaplaSolver::select_segments(const std::vector<SegmentCandidat
 }
 
 kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
-                                           const pricing::LayerSchedule& s,
-                                           std::string layer_name) {
+                                       const pricing::LayerSchedule& s, std::string layer_name) {
   const kapla::CostOracle oracle(problem);
   kapla::CanonicalScheme c;
   c.part = s.part;
@@ -121,12 +121,13 @@ kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
   const auto nests = oracle.nests(s.part);
   if (problem.resource.array_mapping == model::ArrayMapping::Systolic) {
     return kapla::build_systolic_directives(problem.layer, pl, c,
-                                                nests.at(static_cast<std::size_t>(s.nld_index)),
-                                                oracle.map(s.part).geometry, std::move(layer_name));
+                                            nests.at(static_cast<std::size_t>(s.nld_index)),
+                                            oracle.map(s.part).geometry, std::move(layer_name));
   }
   const auto geometry = oracle.map(s.part).nld_geometry.at(static_cast<std::size_t>(s.nld_index));
-  return kapla::build_directives(problem.layer, pl, c, nests.at(static_cast<std::size_t>(s.nld_index)),
-                                     kapla::rs_geometry(geometry), std::move(layer_name));
+  return kapla::build_directives(problem.layer, pl, c,
+                                 nests.at(static_cast<std::size_t>(s.nld_index)),
+                                 kapla::rs_geometry(geometry), std::move(layer_name));
 }
 
 void validate(const KaplaSolverOptions& o) {
@@ -177,8 +178,8 @@ StrategyEntry kapla_solver_entry() {
             {"strategy.segment_margin", number_text(o.segment_margin)},
             {"strategy.constraint_frontier", flag_text(o.constraint_frontier)},
             {"strategy.refinement", o.refinement == kapla::Refinement::paper() ? "paper"
-                                    : o.refinement == kapla::Refinement{}     ? "kapla"
-                                                                              : "custom"}};
+                                    : o.refinement == kapla::Refinement{}      ? "kapla"
+                                                                               : "custom"}};
   };
   e.make = [](const StrategyParams& p, std::uint64_t) -> std::unique_ptr<LayerStrategy> {
     const auto& o = p.get<KaplaSolverOptions>();

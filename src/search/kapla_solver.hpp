@@ -58,7 +58,7 @@ class KaplaSolver final : public LayerStrategy {
 /// The directives of a scheduled layer, for `kapla schedule --show-directives`: the canonical
 /// scheme (partition, nested loop, blocking) written as tensor/stack/update per level.
 kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
-                                           const pricing::LayerSchedule& s, std::string layer_name);
+                                       const pricing::LayerSchedule& s, std::string layer_name);
 
 /// InputError "FIELD: reason" for options K cannot run with.
 void validate(const KaplaSolverOptions& o);

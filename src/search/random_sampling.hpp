@@ -17,9 +17,9 @@ namespace kapla::search {
 
 /// Budget and seed shared by R and M (validated by validate()).
 struct SamplingBudget {
-  std::uint64_t seed = 1;             // run seed; per layer mixed with problem_key()
+  std::uint64_t seed = 1;               // run seed; per layer mixed with problem_key()
   std::int64_t max_evaluations = 1000;  // cost-model evaluations per layer; 0 = unlimited
-  double max_seconds = 0;             // per layer; 0 = unlimited (not reproducible when hit)
+  double max_seconds = 0;               // per layer; 0 = unlimited (not reproducible when hit)
   friend bool operator==(const SamplingBudget&, const SamplingBudget&) = default;
 };
 
@@ -39,11 +39,11 @@ void validate(const RandomSamplingOptions& o);
 
 /// What a sampling search did (R and M).
 struct SamplingStats {
-  std::uint64_t layer_seed = 0;   // mix_seed(seed, problem_key)
-  std::uint64_t space_size = 0;   // points in the scheme space
-  std::int64_t evaluations = 0;   // cost-model evaluations (valid + invalid)
+  std::uint64_t layer_seed = 0;  // mix_seed(seed, problem_key)
+  std::uint64_t space_size = 0;  // points in the scheme space
+  std::int64_t evaluations = 0;  // cost-model evaluations (valid + invalid)
   std::int64_t valid = 0;
-  std::int64_t invalid = 0;       // counted, never reported
+  std::int64_t invalid = 0;  // counted, never reported
   std::int64_t improvements = 0;
   double seconds = 0;
   enum class Stop : std::uint8_t { Budget, Seconds, Victory, Exhausted, EmptySpace };

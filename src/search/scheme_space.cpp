@@ -94,7 +94,12 @@ double Rng::uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; 
 
 const std::array<PerLoopDim<int>, 6>& loop_permutations() {
   static const std::array<PerLoopDim<int>, 6> perms{{
-      {{0, 1, 2}}, {{0, 2, 1}}, {{1, 0, 2}}, {{1, 2, 0}}, {{2, 0, 1}}, {{2, 1, 0}},
+      {{0, 1, 2}},
+      {{0, 2, 1}},
+      {{1, 0, 2}},
+      {{1, 2, 0}},
+      {{2, 0, 1}},
+      {{2, 1, 0}},
   }};
   return perms;
 }
@@ -335,7 +340,8 @@ SchemePoint SchemeSpace::neighbour(const SchemePoint& p, Rng& rng,
         const int level = static_cast<int>(rng.uniform(2));
         const auto a = static_cast<LoopDim>(rng.uniform(3));
         auto b = static_cast<LoopDim>(rng.uniform(2));
-        if (kapla::index_of(b) >= kapla::index_of(a)) b = static_cast<LoopDim>(kapla::index_of(b) + 1);
+        if (kapla::index_of(b) >= kapla::index_of(a))
+          b = static_cast<LoopDim>(kapla::index_of(b) + 1);
         std::swap(q.bl_ords[level][a], q.bl_ords[level][b]);
         break;
       }
@@ -398,8 +404,8 @@ std::vector<std::optional<pricing::LayerSchedule>> evaluate_batch(
   const auto n = static_cast<std::int64_t>(points.size());
   std::vector<std::optional<pricing::LayerSchedule>> out(points.size());
   std::exception_ptr error;
-#pragma omp parallel for schedule(dynamic) num_threads(num_threads < 1 ? 1 : num_threads) \
-    if (num_threads > 1 && n > 1)
+#pragma omp parallel for schedule(dynamic) \
+    num_threads(num_threads < 1 ? 1 : num_threads) if (num_threads > 1 && n > 1)
   for (std::int64_t i = 0; i < n; ++i) {
     try {
       out[static_cast<std::size_t>(i)] = evaluate(points[static_cast<std::size_t>(i)]);

@@ -128,7 +128,7 @@ class SchemeSpace {
   struct Nest {
     int part = 0;
     int nld = 0;
-    std::uint64_t first = 0;  // flat index of its first point
+    std::uint64_t first = 0;    // flat index of its first point
     PerLoopDim<int> factors{};  // ids into factor_lists_
     std::uint64_t count = 0;
   };
@@ -149,8 +149,8 @@ class SchemeSpace {
   // Index.
   std::vector<std::vector<std::array<std::int64_t, 3>>> factor_lists_;
   std::vector<std::pair<int, std::int64_t>> factor_keys_;  // (loop, count) of each list
-  std::vector<Nest> nests_;                  // non-empty nests in flat order
-  std::vector<std::vector<int>> nest_slot_;  // [part][nld] -> index into nests_ or -1
+  std::vector<Nest> nests_;                                // non-empty nests in flat order
+  std::vector<std::vector<int>> nest_slot_;                // [part][nld] -> index into nests_ or -1
   std::uint64_t size_ = 0;
 };
 

@@ -1,7 +1,7 @@
 // The per-layer search interface every strategy implements (house-style §3.4, §3.12; the
-// registry of strategies is strategy_registry.hpp). A strategy schedules ONE layer under one condition (the reference's
-// SchedulingCondition: resource, constraint, ifmap layout); the network-level search
-// (schedule/network_search.hpp) calls it for every layer of every segment.
+// registry of strategies is strategy_registry.hpp). A strategy schedules ONE layer under one
+// condition (the reference's SchedulingCondition: resource, constraint, ifmap layout); the
+// network-level search (schedule/network_search.hpp) calls it for every layer of every segment.
 // Strategy names: exhaustive (B), directive-exhaustive (S), random (R), guided (M), kapla (K).
 #pragma once
 
@@ -43,17 +43,17 @@ class SearchMemo {
 /// sink owned by the caller: no sharing, no locking). Strategies that run threads inside a call
 /// merge their counts before writing, so the figures do not depend on the thread count.
 struct LayerSearchStats {
-  bool reported = false;        // the strategy filled this in
-  std::int64_t evaluated = 0;   // cost-model evaluations (valid and invalid)
-  std::int64_t valid = -1;      // valid evaluations; -1 = not counted by the strategy
-  double seconds = 0;           // wall time of the call (run-dependent)
-  AnytimeCurve curve;           // best-so-far curve (R, M); empty otherwise
+  bool reported = false;       // the strategy filled this in
+  std::int64_t evaluated = 0;  // cost-model evaluations (valid and invalid)
+  std::int64_t valid = -1;     // valid evaluations; -1 = not counted by the strategy
+  double seconds = 0;          // wall time of the call (run-dependent)
+  AnytimeCurve curve;          // best-so-far curve (R, M); empty otherwise
 };
 
 /// Run-time settings of a search call (nothing global).
 struct SearchContext {
   int num_threads = 1;
-  SearchMemo* memo = nullptr;        // optional
+  SearchMemo* memo = nullptr;         // optional
   LayerSearchStats* stats = nullptr;  // optional per-call statistics sink
   /// Optional cooperative stop (a tuple time limit, a signal). Long searches poll it at cheap
   /// points (B: per loop-blocking work item; S: per partition; R, M: per evaluation) and, once

@@ -14,9 +14,8 @@ namespace kapla::sweep {
 std::vector<std::size_t> longest_first(const std::vector<double>& estimates) {
   std::vector<std::size_t> order(estimates.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return estimates[a] > estimates[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return estimates[a] > estimates[b]; });
   return order;
 }
 

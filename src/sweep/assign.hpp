@@ -12,9 +12,9 @@ std::vector<std::size_t> longest_first(const std::vector<double>& estimates);
 
 /// Result of simulating the dynamic queue.
 struct ScheduleSimulation {
-  double makespan = 0;      // time until the last rank finishes
-  double total_work = 0;    // sum of task times
-  double efficiency = 0;    // total_work / (ranks * makespan)
+  double makespan = 0;            // time until the last rank finishes
+  double total_work = 0;          // sum of task times
+  double efficiency = 0;          // total_work / (ranks * makespan)
   std::vector<double> rank_busy;  // per rank
 };
 

@@ -34,8 +34,8 @@ std::string hex64(std::uint64_t value) {
 }
 
 std::string Tuple::key() const {
-  std::string k = network + ":" + hardware + ":" + strategy + ":b" + std::to_string(batch) +
-                  ":s" + std::to_string(seed);
+  std::string k = network + ":" + hardware + ":" + strategy + ":b" + std::to_string(batch) + ":s" +
+                  std::to_string(seed);
   if (!strategy_params.empty()) k += ":p" + hex64(fnv1a(strategy_params)).substr(0, 8);
   return k;
 }

@@ -37,8 +37,8 @@ struct StrategyAxis {
 struct SweepSpec {
   std::string name;
   std::string description;
-  std::string source_file;   // where it was read from ("" for an in-memory spec)
-  std::string source_text;   // the job file's text, copied into the results
+  std::string source_file;  // where it was read from ("" for an in-memory spec)
+  std::string source_text;  // the job file's text, copied into the results
   // Axes: the sweep is their product, in this order (network-major).
   std::vector<std::string> networks;
   std::vector<HardwareAxis> hardware;

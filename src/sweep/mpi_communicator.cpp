@@ -87,21 +87,21 @@ class MpiCommunicator final : public Communicator {
       total += sizes[i];
     }
     std::string all(static_cast<std::size_t>(rank_ == 0 ? total : 0), '\0');
-    check(MPI_Gatherv(text.data(), n, MPI_CHAR, all.data(), sizes.data(), offsets.data(),
-                      MPI_CHAR, 0, MPI_COMM_WORLD),
+    check(MPI_Gatherv(text.data(), n, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR,
+                      0, MPI_COMM_WORLD),
           "MPI_Gatherv");
     std::vector<std::string> out;
     if (rank_ == 0) {
       for (std::size_t i = 0; i < sizes.size(); ++i) {
-        out.push_back(all.substr(static_cast<std::size_t>(offsets[i]),
-                                 static_cast<std::size_t>(sizes[i])));
+        out.push_back(
+            all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(sizes[i])));
       }
     }
     return out;
   }
 
-  void for_each_task(const std::vector<std::size_t>& order, const TaskFn& work,
-                     const StopFn& stop, const ProgressFn& progress) override {
+  void for_each_task(const std::vector<std::size_t>& order, const TaskFn& work, const StopFn& stop,
+                     const ProgressFn& progress) override {
     if (rank_ == 0) {
       dispatch(order, work, stop, progress);
     } else {
@@ -184,8 +184,7 @@ class MpiCommunicator final : public Communicator {
             if (msg[1]) task = take();
           }
           if (msg[1]) {
-            check(MPI_Send(&task, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagAssign,
-                           MPI_COMM_WORLD),
+            check(MPI_Send(&task, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD),
                   "MPI_Send");
           }
           if (!msg[1] || task < 0) --active;
@@ -196,9 +195,8 @@ class MpiCommunicator final : public Communicator {
           now_state = state;
         }
         const auto now = std::chrono::steady_clock::now();
-        if (progress && (now_state.done != reported.done ||
-                         now_state.running != reported.running || now - last_report >
-                         std::chrono::seconds(1))) {
+        if (progress && (now_state.done != reported.done || now_state.running != reported.running ||
+                         now - last_report > std::chrono::seconds(1))) {
           progress(now_state);
           reported = now_state;
           last_report = now;

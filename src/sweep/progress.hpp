@@ -28,10 +28,10 @@ struct RankSummary {
 struct RunSummary {
   std::size_t total = 0;
   std::size_t skipped = 0;
-  std::size_t done = 0;        // recorded in this run
-  std::size_t failed = 0;      // status failed (recorded)
-  std::size_t timed_out = 0;   // status timeout (recorded)
-  std::size_t remaining = 0;   // not recorded yet (interrupted)
+  std::size_t done = 0;       // recorded in this run
+  std::size_t failed = 0;     // status failed (recorded)
+  std::size_t timed_out = 0;  // status timeout (recorded)
+  std::size_t remaining = 0;  // not recorded yet (interrupted)
   bool interrupted = false;
   double wall_seconds = 0;
   std::vector<RankSummary> ranks;  // rank 0 only

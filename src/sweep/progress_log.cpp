@@ -31,9 +31,7 @@ bool LineRateLimit::due(double now, bool changed) {
   return ok;
 }
 
-std::string log_prefix(std::chrono::system_clock::time_point t) {
-  return "[" + utc_time(t) + "] ";
-}
+std::string log_prefix(std::chrono::system_clock::time_point t) { return "[" + utc_time(t) + "] "; }
 
 ProgressLog::ProgressLog(std::ostream& out, Clock clock, double min_interval, double heartbeat)
     : out_(out), clock_(std::move(clock)), limit_(min_interval, heartbeat) {}

@@ -32,7 +32,8 @@ class LineRateLimit {
 };
 
 /// A sweep's progress as log lines on `out`, e.g.
-///   [2026-11-25T14:18:10.000Z] sweep: 12/30 tuples done (3 resumed), 2 running, 1m20s elapsed, ETA 2m00s
+///   [2026-11-25T14:18:10.000Z] sweep: 12/30 tuples done (3 resumed), 2 running, 1m20s elapsed, ETA
+///   2m00s
 /// The summary at the end is the caller's.
 class ProgressLog final : public Progress {
  public:

@@ -24,11 +24,16 @@ namespace kapla::sweep {
 
 std::string_view status_name(TupleStatus s) {
   switch (s) {
-    case TupleStatus::Ok: return "ok";
-    case TupleStatus::NoSolution: return "no_solution";
-    case TupleStatus::Timeout: return "timeout";
-    case TupleStatus::Failed: return "failed";
-    case TupleStatus::Interrupted: return "interrupted";
+    case TupleStatus::Ok:
+      return "ok";
+    case TupleStatus::NoSolution:
+      return "no_solution";
+    case TupleStatus::Timeout:
+      return "timeout";
+    case TupleStatus::Failed:
+      return "failed";
+    case TupleStatus::Interrupted:
+      return "interrupted";
   }
   return "failed";
 }
@@ -62,8 +67,8 @@ std::optional<std::string> differ(const std::string& what, const T& a, const T& 
   return os.str();
 }
 
-#define KAPLA_DIFF(what, a, b)                  \
-  do {                                          \
+#define KAPLA_DIFF(what, a, b)                       \
+  do {                                               \
     if (auto d = differ((what), (a), (b))) return d; \
   } while (false)
 
@@ -110,8 +115,9 @@ std::optional<std::string> first_difference(const TupleRecord& a, const TupleRec
   }
   KAPLA_DIFF(k + ": resolved count", ra.resolved.size(), rb.resolved.size());
   for (std::size_t i = 0; i < ra.resolved.size(); ++i) {
-    KAPLA_DIFF(k + ": resolved " + ra.resolved[i].first, ra.resolved[i].first + "=" +
-               ra.resolved[i].second, rb.resolved[i].first + "=" + rb.resolved[i].second);
+    KAPLA_DIFF(k + ": resolved " + ra.resolved[i].first,
+               ra.resolved[i].first + "=" + ra.resolved[i].second,
+               rb.resolved[i].first + "=" + rb.resolved[i].second);
   }
   return std::nullopt;
 }
@@ -139,14 +145,13 @@ std::string utc_now() { return utc_time(std::chrono::system_clock::now()); }
 
 std::string utc_time(std::chrono::system_clock::time_point now) {
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch())
-                      .count() % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms));
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
 }
 

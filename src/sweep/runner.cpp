@@ -119,8 +119,8 @@ RunSummary run_sweep(const SweepSpec& spec, const TupleRunner& runner, Communica
   summary.total = tuples.size();
   summary.skipped = tuples.size() - pending.size();
 
-  const Provenance base = process_provenance(comm.rank(), options.command_line,
-                                             comm.library_version());
+  const Provenance base =
+      process_provenance(comm.rank(), options.command_line, comm.library_version());
   RankCounters counters;
   const std::atomic<bool>* stop = &stop_flag();
   auto work = [&](std::size_t index) {
@@ -178,10 +178,9 @@ RunSummary run_sweep(const SweepSpec& spec, const TupleRunner& runner, Communica
     if (d.done > 0 && d.done <= order.size()) {
       const double done_work = prefix[d.done];
       const double total_work = prefix.back();
-      p.eta_seconds = done_work > 0
-                          ? p.elapsed_seconds * (total_work - done_work) / done_work
-                          : p.elapsed_seconds / static_cast<double>(d.done) *
-                                static_cast<double>(order.size() - d.done);
+      p.eta_seconds = done_work > 0 ? p.elapsed_seconds * (total_work - done_work) / done_work
+                                    : p.elapsed_seconds / static_cast<double>(d.done) *
+                                          static_cast<double>(order.size() - d.done);
     }
     progress.update(p);
   };

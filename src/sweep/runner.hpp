@@ -16,7 +16,7 @@
 namespace kapla::sweep {
 
 struct RunOptions {
-  int threads = 1;                  // OpenMP threads per rank (already resolved, >= 1)
+  int threads = 1;                      // OpenMP threads per rank (already resolved, >= 1)
   double tuple_time_limit_seconds = 0;  // 0: none
   /// After SIGTERM/SIGUSR1 the running tuples may go on this long to finish their records.
   double stop_grace_seconds = 60;

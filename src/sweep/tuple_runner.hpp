@@ -33,9 +33,9 @@ struct LayerRow {
   double energy = 0;
   EnergyParts energy_parts{};
   double time = 0;
-  std::string partition;   // canonical text of the partition scheme
-  std::string blocking;    // blocking factors
-  std::string orders;      // loop orders
+  std::string partition;  // canonical text of the partition scheme
+  std::string blocking;   // blocking factors
+  std::string orders;     // loop orders
   friend bool operator==(const LayerRow&, const LayerRow&) = default;
 };
 
@@ -66,7 +66,7 @@ struct SearchStats {
 
 struct TupleResult {
   TupleStatus status = TupleStatus::Ok;
-  std::string message;  // why, for anything but Ok
+  std::string message;    // why, for anything but Ok
   double total_cost = 0;  // nn_dataflow total_cost: the energy of the best schedule
   double energy = 0;
   EnergyParts energy_parts{};

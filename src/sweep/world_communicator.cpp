@@ -31,8 +31,9 @@ std::unique_ptr<Communicator> make_world_communicator() {
   }
 #ifndef KAPLA_HAVE_MPI
   if (launched) {
-    throw InputError("started by an MPI launcher, but this kapla was built without MPI "
-                     "(KAPLA_WITH_MPI=OFF); run it without mpirun");
+    throw InputError(
+        "started by an MPI launcher, but this kapla was built without MPI "
+        "(KAPLA_WITH_MPI=OFF); run it without mpirun");
   }
 #endif
   return make_local_communicator();

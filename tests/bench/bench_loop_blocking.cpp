@@ -39,9 +39,9 @@ void run(benchmark::State& state, PhyDim2 nodes, bool sharing) {
   const double inf = std::numeric_limits<double>::infinity();
   mapping::BufShrScheme bufshr;
   if (sharing)
-    bufshr = mapping::BufShrScheme({{PhyDim2{2, 2}, PhyDim2{2, 1}, PhyDim2{1, 1}}},
-                                   {{mapping::Dist2{1, 1}, mapping::Dist2{1, inf},
-                                     mapping::Dist2{inf, inf}}});
+    bufshr = mapping::BufShrScheme(
+        {{PhyDim2{2, 2}, PhyDim2{2, 1}, PhyDim2{1, 1}}},
+        {{mapping::Dist2{1, 1}, mapping::Dist2{1, inf}, mapping::Dist2{inf, inf}}});
   std::vector<cost::LoopBlocking> schemes;
   cost::for_each_loop_blocking(nld, {}, [&](const cost::LoopBlocking& b) { schemes.push_back(b); });
   std::size_t i = 0;

@@ -3,7 +3,6 @@
 #include "io/golden_record.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return kapla::fuzz::run_one(data, size, [](std::string_view text) {
-    (void)kapla::io::golden::parse_record_line(text);
-  });
+  return kapla::fuzz::run_one(
+      data, size, [](std::string_view text) { (void)kapla::io::golden::parse_record_line(text); });
 }

@@ -10,13 +10,12 @@
 #include "io/hdf5_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::filesystem::path file = std::filesystem::temp_directory_path() /
-                                            ("kapla_fuzz_" + std::to_string(::getpid()) + ".h5");
+  static const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("kapla_fuzz_" + std::to_string(::getpid()) + ".h5");
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  return kapla::fuzz::run_one(data, size, [](std::string_view) {
-    (void)kapla::io::read_results_file(file);
-  });
+  return kapla::fuzz::run_one(data, size,
+                              [](std::string_view) { (void)kapla::io::read_results_file(file); });
 }

@@ -61,9 +61,13 @@ json nld_json(const cost::NestedLoopDesc& nld, bool fork_fields) {
 }
 
 json geometry_json(const cost::MapGeometry& g) {
-  return {{"dim_lpeset", dim(g.dim_lpeset)}, {"ops_lpe", g.ops_lpe},   {"repl", dim(g.repl)},
-          {"fold", dim(g.fold)},             {"dim_flpeset", dim(g.dim_flpeset)},
-          {"dim_ppeset", dim(g.dim_ppeset)}, {"util", g.util}};
+  return {{"dim_lpeset", dim(g.dim_lpeset)},
+          {"ops_lpe", g.ops_lpe},
+          {"repl", dim(g.repl)},
+          {"fold", dim(g.fold)},
+          {"dim_flpeset", dim(g.dim_flpeset)},
+          {"dim_ppeset", dim(g.dim_ppeset)},
+          {"util", g.util}};
 }
 
 json result_json(const cost::LoopBlockingEval& lbs, const cost::LayerCost& lc,

@@ -27,14 +27,14 @@ bool sums_to(const cost::EnergyBreakdown& e, double total) {
 std::string check_record(const json& rec) {
   const auto problem = golden::parse_layer_problem(rec);
   const auto scheme = golden::parse_fixed_scheme(rec.at("inputs").at("scheme"));
-  const auto priced = pricing::price_fixed_scheme(problem, scheme.part,
-                                                  {scheme.nld_index, {scheme.bl_ts, scheme.bl_ords}});
+  const auto priced = pricing::price_fixed_scheme(
+      problem, scheme.part, {scheme.nld_index, {scheme.bl_ts, scheme.bl_ords}});
   if (!priced.schedule) return "not priced";
   const auto& s = *priced.schedule;
   const auto& e = s.energy;
   if (!(e == priced.cost->energy)) return "the schedule's breakdown is not the cost model's";
-  if (!sums_to(e, s.cost)) return "parts sum to " + std::to_string(e.total()) + ", cost " +
-                                   std::to_string(s.cost);
+  if (!sums_to(e, s.cost))
+    return "parts sum to " + std::to_string(e.total()) + ", cost " + std::to_string(s.cost);
   if (e.op != s.cost_op || e.noc != s.cost_noc || e.idle != s.cost_static)
     return "op/noc/static differ from cost_op/cost_noc/cost_static";
   if (!golden::rel_equal(e.access(), s.cost_access, 1e-12)) return "access parts != cost_access";
@@ -74,7 +74,9 @@ void check_file(const std::string& rel, bool fork_fields) {
   EXPECT_EQ(failed, 0);
 }
 
-TEST(EnergyBreakdown, NnDataflowSchemeEvals) { check_file("nn_dataflow/scheme_evals.jsonl", false); }
+TEST(EnergyBreakdown, NnDataflowSchemeEvals) {
+  check_file("nn_dataflow/scheme_evals.jsonl", false);
+}
 TEST(EnergyBreakdown, KaplaSchemeEvals) { check_file("kapla/scheme_evals.jsonl", true); }
 TEST(EnergyBreakdown, KaplaSystolicSchemeEvals) {
   check_file("kapla/scheme_evals_systolic.jsonl", true);

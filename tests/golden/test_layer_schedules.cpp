@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "io/golden_record.hpp"
 #include "cli/golden_checks.hpp"
+#include "io/golden_record.hpp"
 #include "zoo_network.hpp"
 
 namespace kapla {

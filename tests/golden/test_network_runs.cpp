@@ -25,7 +25,9 @@ namespace {
 
 using nlohmann::json;
 
-bool is_small(const std::string& net) { return net.rfind("mlp_", 0) == 0 || net.rfind("lstm_", 0) == 0; }
+bool is_small(const std::string& net) {
+  return net.rfind("mlp_", 0) == 0 || net.rfind("lstm_", 0) == 0;
+}
 
 std::vector<json> selected_runs() {
   std::vector<json> out;

@@ -92,8 +92,8 @@ void check_file(const std::string& rel) {
       const long idx = it == parts.end() ? -1 : static_cast<long>(it - parts.begin());
       const long want = in.at("scheme").at("part_index_in_gen_partition").get<long>();
       t.record(id, "part_index_in_gen_partition", idx == want,
-               "got " + std::to_string(idx) + " of " + std::to_string(parts.size()) +
-                   ", want " + std::to_string(want));
+               "got " + std::to_string(idx) + " of " + std::to_string(parts.size()) + ", want " +
+                   std::to_string(want));
     }
 
     // Per-node layer.
@@ -141,9 +141,9 @@ void check_file(const std::string& rel) {
           why = "dims[" + std::to_string(i) + "] " + str(wb.at("dims").at(i));
         if (why.empty() && !(golden::rel_equal(bs.nbr_dists[d].h, wn.h) &&
                              golden::rel_equal(bs.nbr_dists[d].w, wn.w)))
-          why = "nbr_dists[" + std::to_string(i) + "]: got (" +
-                std::to_string(bs.nbr_dists[d].h) + ", " + std::to_string(bs.nbr_dists[d].w) +
-                "), want " + str(wb.at("nbr_dists").at(i));
+          why = "nbr_dists[" + std::to_string(i) + "]: got (" + std::to_string(bs.nbr_dists[d].h) +
+                ", " + std::to_string(bs.nbr_dists[d].w) + "), want " +
+                str(wb.at("nbr_dists").at(i));
         if (why.empty() && bs.size(d) != ws) why = "size[" + std::to_string(i) + "]";
       }
       t.record(id, "bufshr_scheme", why.empty(), why);
@@ -164,11 +164,11 @@ void check_file(const std::string& rel) {
         const auto units = r.at("bufshr_rot_unit_cnt").at(i).get<std::int64_t>();
         const double width = golden::to_double(r.at("bufshr_wide_fetch_width").at(i));
         const auto buf = r.at("fetch").at(1).at(i).get<std::int64_t>();
-        const double rot = bs.nhops_rotate_all(d, m, static_cast<double>(units)) *
-                           static_cast<double>(rounds);
-        double comb = d == rw ? static_cast<double>(buf > 2 * rounds - 1 ? 2 * rounds
-                                                                         : 2 * rounds - 1)
-                              : static_cast<double>(rounds);
+        const double rot =
+            bs.nhops_rotate_all(d, m, static_cast<double>(units)) * static_cast<double>(rounds);
+        double comb = d == rw
+                          ? static_cast<double>(buf > 2 * rounds - 1 ? 2 * rounds : 2 * rounds - 1)
+                          : static_cast<double>(rounds);
         comb *= 1. * static_cast<double>(units - 1) / static_cast<double>(units);
         const double wide =
             bs.nhops_wide_fetch_once(d, m, width) * (static_cast<double>(buf) - comb);
@@ -190,8 +190,7 @@ void check_file(const std::string& rel) {
     }
 
     // Ofmap layout and filter nodes.
-    const mapping::DataLayout ofl =
-        mapping::ofmap_layout(layer, batch, part, res.dst_data_region);
+    const mapping::DataLayout ofl = mapping::ofmap_layout(layer, batch, part, res.dst_data_region);
     t.record(id, "ofmap_layout", ofl == golden::parse_layout(der.at("ofmap_layout")),
              "want " + str(der.at("ofmap_layout").at("parts")));
     const std::vector<PhyDim2> fnodes = mapping::filter_nodes(res.dram_region);
@@ -228,9 +227,7 @@ void check_file(const std::string& rel) {
 
 TEST(PartitionParity, NnDataflowSchemeEvals) { check_file("nn_dataflow/scheme_evals.jsonl"); }
 TEST(PartitionParity, KaplaSchemeEvals) { check_file("kapla/scheme_evals.jsonl"); }
-TEST(PartitionParity, KaplaSystolicSchemeEvals) {
-  check_file("kapla/scheme_evals_systolic.jsonl");
-}
+TEST(PartitionParity, KaplaSystolicSchemeEvals) { check_file("kapla/scheme_evals_systolic.jsonl"); }
 
 }  // namespace
 }  // namespace kapla

@@ -40,8 +40,8 @@ std::string compare_steps(const json& rec, const cost::MapResult& mr, int nld_in
                           const std::optional<cost::LoopBlockingEval>& ev,
                           const std::optional<cost::LayerCost>& lc) {
   const json& der = rec.at("derived");
-  const bool fork = golden::variant_of(rec.at("model").get<std::string>()) ==
-                    model::CostModelVariant::Kapla;
+  const bool fork =
+      golden::variant_of(rec.at("model").get<std::string>()) == model::CostModelVariant::Kapla;
   if (der.contains("map_strategy")) {
     auto m = testing::first_mismatch(testing::geometry_json(mr.geometry), der.at("map_strategy"),
                                      "derived/map_strategy");
@@ -102,10 +102,10 @@ std::string check_derived(const json& rec) {
   model::Layer p_layer = golden::parse_layer(der.at("p_layer"));
   if (der.at("p_layer").contains("rw_data"))
     p_layer.rw_data = static_cast<DataCategory>(der.at("p_layer").at("rw_data").get<int>());
-  const cost::MapResult mr =
-      cost::map_layer(problem.resource.array_mapping, p_layer, der.at("p_batch_size").get<std::int64_t>(),
-                      golden::to_double(der.at("p_occupancy")), problem.resource.dim_array,
-                      problem.options.cost_model);
+  const cost::MapResult mr = cost::map_layer(
+      problem.resource.array_mapping, p_layer, der.at("p_batch_size").get<std::int64_t>(),
+      golden::to_double(der.at("p_occupancy")), problem.resource.dim_array,
+      problem.options.cost_model);
   if (scheme.nld_index >= static_cast<int>(mr.nlds.size())) return "nld_index out of range";
   const cost::NestedLoopDesc& nld = mr.nlds[static_cast<std::size_t>(scheme.nld_index)];
   const json& b = der.at("bufshr_scheme");
@@ -119,9 +119,9 @@ std::string check_derived(const json& rec) {
                 golden::to_double(b.at("nbr_dists").at(i).at(1))};
   }
   const cost::LoopBlocking blocking{scheme.bl_ts, scheme.bl_ords};
-  const cost::LoopBlockingEval ev =
-      cost::evaluate_loop_blocking(nld, blocking, problem.resource, mapping::BufShrScheme(dims, dists),
-                                   problem.options, problem.costs);
+  const cost::LoopBlockingEval ev = cost::evaluate_loop_blocking(nld, blocking, problem.resource,
+                                                                 mapping::BufShrScheme(dims, dists),
+                                                                 problem.options, problem.costs);
   std::optional<cost::LayerCost> lc;
   if (ev.valid()) {
     PerDataCategory<double> unit_nhops{};
@@ -136,8 +136,8 @@ std::string check_derived(const json& rec) {
 std::string check_inputs(const json& rec) {
   const auto problem = golden::parse_layer_problem(rec);
   const auto scheme = golden::parse_fixed_scheme(rec.at("inputs").at("scheme"));
-  const auto priced = pricing::price_fixed_scheme(problem, scheme.part,
-                                                  {scheme.nld_index, {scheme.bl_ts, scheme.bl_ords}});
+  const auto priced = pricing::price_fixed_scheme(
+      problem, scheme.part, {scheme.nld_index, {scheme.bl_ts, scheme.bl_ords}});
   return compare_steps(rec, priced.setup.map, scheme.nld_index, priced.blocking, priced.cost);
 }
 
@@ -172,12 +172,16 @@ void run_file(const std::string& rel, Source src) {
   EXPECT_EQ(t.fail, 0);
 }
 
-TEST(SchemeEvalParity, NnDataflowFromDerived) { run_file("nn_dataflow/scheme_evals.jsonl", Source::Derived); }
+TEST(SchemeEvalParity, NnDataflowFromDerived) {
+  run_file("nn_dataflow/scheme_evals.jsonl", Source::Derived);
+}
 TEST(SchemeEvalParity, KaplaFromDerived) { run_file("kapla/scheme_evals.jsonl", Source::Derived); }
 TEST(SchemeEvalParity, KaplaSystolicFromDerived) {
   run_file("kapla/scheme_evals_systolic.jsonl", Source::Derived);
 }
-TEST(SchemeEvalParity, NnDataflowFromInputs) { run_file("nn_dataflow/scheme_evals.jsonl", Source::Inputs); }
+TEST(SchemeEvalParity, NnDataflowFromInputs) {
+  run_file("nn_dataflow/scheme_evals.jsonl", Source::Inputs);
+}
 TEST(SchemeEvalParity, KaplaFromInputs) { run_file("kapla/scheme_evals.jsonl", Source::Inputs); }
 TEST(SchemeEvalParity, KaplaSystolicFromInputs) {
   run_file("kapla/scheme_evals_systolic.jsonl", Source::Inputs);

@@ -36,7 +36,8 @@ namespace {
 std::vector<std::string> keys_of(const std::string& type) {
   if (type == "Conv" || type == "ConvBackAct" || type == "ConvBackWeight")
     return {"nifm", "nofm", "sofm", "sfil", "strd"};
-  if (type == "FC" || type == "FCBackAct" || type == "FCBackWeight") return {"nifm", "nofm", "sfil"};
+  if (type == "FC" || type == "FCBackAct" || type == "FCBackWeight")
+    return {"nifm", "nofm", "sfil"};
   if (type == "DWConv" || type == "DWConvBackAct" || type == "DWConvBackWeight")
     return {"nofm", "sofm", "sfil", "strd"};
   if (type == "LocalRegion" || type == "LocalRegionBack")
@@ -56,7 +57,8 @@ model::Network zoo_network(const std::string& file, const std::string& name) {
   doc["input"] = {{"nofm", rec.at("input").at("nofm")}, {"sofm", rec.at("input").at("sofm")}};
   doc["externals"] = json::array();
   for (const auto& e : rec.at("ext_layers")) {
-    doc["externals"].push_back({{"name", e.at("name")}, {"nofm", e.at("nofm")}, {"sofm", e.at("sofm")}});
+    doc["externals"].push_back(
+        {{"name", e.at("name")}, {"nofm", e.at("nofm")}, {"sofm", e.at("sofm")}});
   }
   doc["layers"] = json::array();
   for (const auto& l : rec.at("layers")) {
@@ -72,7 +74,8 @@ model::Network zoo_network(const std::string& file, const std::string& name) {
 }
 
 model::Network zoo_network(const std::string& name) {
-  if (zoo_table("nn_zoo.json").at("networks").contains(name)) return zoo_network("nn_zoo.json", name);
+  if (zoo_table("nn_zoo.json").at("networks").contains(name))
+    return zoo_network("nn_zoo.json", name);
   return zoo_network("nn_zoo_kapla.json", name);
 }
 

@@ -34,7 +34,8 @@ std::vector<Move> single_moves(const Blocking& b, const PerLoopDim<std::int64_t>
     for (int from = 0; from < 3; ++from)
       for (int to = 0; to < 3; ++to) {
         if (from == to || ((from == 0 || to == 0) && top[l] > 0)) continue;
-        for (auto p : primes_of(b.bl_ts[static_cast<std::size_t>(from)][l])) out.push_back({l, from, to, p});
+        for (auto p : primes_of(b.bl_ts[static_cast<std::size_t>(from)][l]))
+          out.push_back({l, from, to, p});
       }
   return out;
 }
@@ -86,7 +87,8 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
   const auto top = o.top_constraint();
   const auto totals = data_totals(o.layer(), o.batch());
   PerLoopDim<std::vector<std::int64_t>> divs;
-  for (auto l : all_values<LoopDim>()) divs[l] = divisors(top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l]);
+  for (auto l : all_values<LoopDim>())
+    divs[l] = divisors(top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l]);
   BestOf pick{o, opt, n, cap, sol.stats, std::nullopt, {}};
   // Divisors ascend, so the first factor that overflows ends its loop's range.
   for (auto fi : divs[LoopDim::Ifm]) {

@@ -8,9 +8,7 @@
 
 namespace kapla::search::kapla {
 
-RsGeometry rs_geometry(const cost::MapGeometry& g) {
-  return {g.dim_lpeset, g.fold, g.dim_flpeset};
-}
+RsGeometry rs_geometry(const cost::MapGeometry& g) { return {g.dim_lpeset, g.fold, g.dim_flpeset}; }
 
 RsGeometry rs_geometry(const model::Layer& p, PhyDim2 a) {
   // The geometry does not depend on the batch, the occupancy or the cost-model variant.
@@ -20,7 +18,8 @@ RsGeometry rs_geometry(const model::Layer& p, PhyDim2 a) {
 DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
                                    const CanonicalScheme& s, const NodeNest& n, PhyDim2 pe_array,
                                    std::string layer_name) {
-  return build_directives(layer, pl, s, n, rs_geometry(pl.p_layer, pe_array), std::move(layer_name));
+  return build_directives(layer, pl, s, n, rs_geometry(pl.p_layer, pe_array),
+                          std::move(layer_name));
 }
 
 DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
@@ -41,7 +40,9 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
 
   // Loop dims of the canonical loops: IFM -> C (channelwise: K), OFM -> K, BAT -> N.
   const Dim ifm_dim = chw ? Dim::K : Dim::C;
-  auto loop_dim = [&](LoopDim l) { return l == LoopDim::Ifm ? ifm_dim : (l == LoopDim::Ofm ? Dim::K : Dim::N); };
+  auto loop_dim = [&](LoopDim l) {
+    return l == LoopDim::Ifm ? ifm_dim : (l == LoopDim::Ofm ? Dim::K : Dim::N);
+  };
   // In a channelwise layer (depthwise, pooling) output channel k reads input channel k, so a
   // step over K moves the input tensor too (as the partition's K stacks do).
   auto channel_update = [&](Dim dim, std::int64_t step, std::int64_t count) {
@@ -69,12 +70,14 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
                            : stack1(Dim::K, r.tensor[Dim::K], n.repl_ofm));
   }
   r.updates.push_back(update2(Dim::Xi, p.strd.w, Dim::Xo, 1, p.sofm.w, true));
-  if (g.fold.h > 1) r.updates.push_back(update2(Dim::S, g.folded.h, Dim::Yi, g.folded.h, g.fold.h, true));
+  if (g.fold.h > 1)
+    r.updates.push_back(update2(Dim::S, g.folded.h, Dim::Yi, g.folded.h, g.fold.h, true));
   for (auto l : inner_to_outer(s.blocking.bl_ords[1])) {
     if (t[1][l] <= 1) continue;
     const Dim dim = loop_dim(l);
     if (l == LoopDim::Bat && g.fold.w > 1) {  // BAT iterates (image, fold of output rows)
-      r.updates.push_back(update2(Dim::Yi, p.strd.h * g.folded.w, Dim::Yo, g.folded.w, t[1][l], false));
+      r.updates.push_back(
+          update2(Dim::Yi, p.strd.h * g.folded.w, Dim::Yo, g.folded.w, t[1][l], false));
       continue;
     }
     r.updates.push_back(channel_update(dim, r.tensor[dim], t[1][l]));

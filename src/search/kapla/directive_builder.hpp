@@ -1,6 +1,6 @@
 // Writes a canonical scheme (partition, nested loop, blocking) as directives (kapla-spec.md
-// §1.2 form) for printing (and for KAPLA's estimator in the tests): GBUF stacks from the partition, the
-// row-stationary base stacks/updates plus the replication stacks at REGF, tensors from the
+// §1.2 form) for printing (and for KAPLA's estimator in the tests): GBUF stacks from the partition,
+// the row-stationary base stacks/updates plus the replication stacks at REGF, tensors from the
 // blocking factors, updates in the blocking's loop orders. Back kinds are written on their
 // forward-equivalent per-node layer (the map strategy's view).
 #pragma once
@@ -19,7 +19,7 @@ namespace kapla::search::kapla {
 struct RsGeometry {
   PhyDim2 logical;  // (h = filter/window rows, w = output rows)
   PhyDim2 fold{1, 1};
-  PhyDim2 folded;   // flpe
+  PhyDim2 folded;  // flpe
 };
 /// The folding of a map-strategy geometry (the one a nest was built from:
 /// cost::MapResult::nld_geometry).
@@ -33,7 +33,7 @@ DirectiveSchedule build_directives(const model::Layer& layer, const mapping::Par
                                    const RsGeometry& g, std::string layer_name);
 /// The same for a nest of nn_dataflow's folding on `pe_array`.
 DirectiveSchedule build_directives(const model::Layer& layer, const mapping::PartLayer& pl,
-                                   const CanonicalScheme& s, const NodeNest& nest,
-                                   PhyDim2 pe_array, std::string layer_name);
+                                   const CanonicalScheme& s, const NodeNest& nest, PhyDim2 pe_array,
+                                   std::string layer_name);
 
 }  // namespace kapla::search::kapla

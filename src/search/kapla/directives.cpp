@@ -24,7 +24,8 @@ namespace {
 void put_pairs(std::ostringstream& os, const std::array<DimStep, 2>& p, int n) {
   for (int i = 0; i < n; ++i) {
     if (i) os << ", ";
-    os << dim_name(p[static_cast<std::size_t>(i)].dim) << "+=" << p[static_cast<std::size_t>(i)].step;
+    os << dim_name(p[static_cast<std::size_t>(i)].dim)
+       << "+=" << p[static_cast<std::size_t>(i)].step;
   }
 }
 

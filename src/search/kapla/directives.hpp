@@ -44,7 +44,7 @@ struct Update {
 
 /// The directives of one memory level.
 struct LevelDirectives {
-  DimExtents tensor{};     // resident block, 0 = dim unused by this mapping
+  DimExtents tensor{};  // resident block, 0 = dim unused by this mapping
   std::vector<Stack> stacks;
   std::vector<Update> updates;  // innermost first
   friend bool operator==(const LevelDirectives&, const LevelDirectives&) = default;

@@ -90,7 +90,8 @@ ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions
   std::vector<PartResult> res(parts.size());
 #pragma omp parallel for schedule(dynamic) num_threads(opt.num_threads > 0 ? opt.num_threads : 1)
   for (int i = 0; i < np; ++i)
-    res[static_cast<std::size_t>(i)] = search_partition(o, parts[static_cast<std::size_t>(i)], opt.goal);
+    res[static_cast<std::size_t>(i)] =
+        search_partition(o, parts[static_cast<std::size_t>(i)], opt.goal);
   ExhaustiveResult out;
   for (const auto& r : res) {  // partition order: ties go to the first, as B
     out.evaluated += r.evaluated;

@@ -19,8 +19,8 @@ struct ExhaustiveOptions {
 struct ExhaustiveResult {
   std::optional<CanonicalScheme> scheme;
   Score score;
-  std::int64_t evaluated = 0;   // cost-model evaluations
-  std::int64_t fit_fail = 0;    // blockings rejected by the fast capacity check
+  std::int64_t evaluated = 0;  // cost-model evaluations
+  std::int64_t fit_fail = 0;   // blockings rejected by the fast capacity check
 };
 
 /// Whether an order places this level's trivial loops (factor 1) outermost in LoopDim order;

@@ -33,7 +33,8 @@ double estimated_min_occupancy(const OccupancyQuery& q) {
   }
   // Conv-like: an upper bound TIO on topifm * topofm from the PE count.
   const std::int64_t total_pes = q.region_nodes * q.pes_per_node;
-  const std::int64_t per = std::max<std::int64_t>(1, total_pes / std::max<std::int64_t>(1, l.filter_size() * l.ofmap_size(b)));
+  const std::int64_t per = std::max<std::int64_t>(
+      1, total_pes / std::max<std::int64_t>(1, l.filter_size() * l.ofmap_size(b)));
   const std::int64_t tio = ceil_div(l.nifm * l.nofm, per);
   std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
   if (q.topifm > 0 && q.topofm > 0) {
@@ -68,7 +69,7 @@ void keep_near_best_chains(const std::vector<SegmentEstimate>& segs, std::size_t
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> prefix(n + 1, inf), suffix(n + 1, inf);  // prefix[i]: layers [0, i)
   prefix[0] = 0;
-  suffix[n] = 0;                                               // suffix[i]: layers [i, n)
+  suffix[n] = 0;  // suffix[i]: layers [i, n)
   for (std::size_t end = 1; end <= n; ++end)
     for (const auto& s : segs)
       if (s.last + 1 == end) prefix[end] = std::min(prefix[end], prefix[s.first] + s.cost);
@@ -117,7 +118,8 @@ std::vector<bool> select_segments(const std::vector<SegmentEstimate>& segs, std:
       n.segs.push_back(si);
       dst.push_back(std::move(n));
     }
-    std::stable_sort(dst.begin(), dst.end(), [](const Chain& a, const Chain& b) { return a.cost < b.cost; });
+    std::stable_sort(dst.begin(), dst.end(),
+                     [](const Chain& a, const Chain& b) { return a.cost < b.cost; });
     if (dst.size() > k) dst.resize(k);
   }
   if (num_layers > 0)

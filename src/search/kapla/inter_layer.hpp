@@ -19,9 +19,9 @@ struct OccupancyQuery {
   std::int64_t topbat = 0;
   std::int64_t topifm = 0;
   std::int64_t topofm = 0;
-  std::int64_t region_nodes = 1;   // nodes allocated to the layer
-  std::int64_t pes_per_node = 1;   // PE array size
-  std::int64_t gbuf_words = 0;     // per node
+  std::int64_t region_nodes = 1;  // nodes allocated to the layer
+  std::int64_t pes_per_node = 1;  // PE array size
+  std::int64_t gbuf_words = 0;    // per node
   /// Capacity scale: 1 (default) or the reference's conservative 0.99 (kapla-spec.md §1.3).
   double capacity_factor = 1.0;
 };

@@ -1,7 +1,7 @@
 // Algorithm 1 of KAPLA (kapla-spec.md §3.2) in canonical coordinates: the 36 loop-order pairs
 // of the greedy (steps 1-6), then K's refinement (steps 7-9: partition screen and descent,
-// REGF beam, blocking descent; all off in Refinement::paper()). Differences from the reference are deliberate and
-// documented in docs/kapla.md §3-4: PE stacking is restricted to the map strategy's
+// REGF beam, blocking descent; all off in Refinement::paper()). Differences from the reference are
+// deliberate and documented in docs/kapla.md §3-4: PE stacking is restricted to the map strategy's
 // replication choices, the node stacking is snapped to the nearest partitions B's generator
 // yields (so unused nodes never reject an order pair, §10.20), the tensors are re-fitted on
 // the partitioned layer with the cost model's capacities, and candidates are compared by the
@@ -59,7 +59,8 @@ void refine_partition(const MemoOracle& o, const SolverOptions& opt,
     starts.push_back(run);
   }
   for (auto k : idx) {
-    if (starts.size() >= static_cast<std::size_t>(ref.partition_starts) + (ref.size_screen ? 1 : 0)) break;
+    if (starts.size() >= static_cast<std::size_t>(ref.partition_starts) + (ref.size_screen ? 1 : 0))
+      break;
     bool seen = false;
     for (const auto& s0 : starts) seen = seen || s0.scheme->part == best[k]->part;
     if (seen) continue;
@@ -100,7 +101,8 @@ std::vector<CanonicalScheme> runners_up(const MemoOracle& o, const SolverOptions
 
 }  // namespace
 
-std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLoopDim<int>& ord_gbuf,
+std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
+                                               const PerLoopDim<int>& ord_gbuf,
                                                const PerLoopDim<int>& ord_regf, SolveStats& stats,
                                                CandidateTrace* trace) {
   const auto& layer = o.layer();
@@ -120,7 +122,8 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLo
     std::vector<StackItem> items{
         {LoopDim::Ifm, {false, true}, n0.loopcnt[LoopDim::Ifm] * n0.repl_ifm},
         {LoopDim::Ofm, {false, true}, n0.loopcnt[LoopDim::Ofm]}};
-    const auto sf = fill_stack(items, {1, max_repl_ifm}, ord_regf, n0.data_loops, n0.rw_data, totals);
+    const auto sf =
+        fill_stack(items, {1, max_repl_ifm}, ord_regf, n0.data_loops, n0.rw_data, totals);
     want_ifm = std::max<std::int64_t>(1, sf.factor[0][1]);
   }
   const int wi = pick_nest(whole_nests, want_ifm);
@@ -130,7 +133,8 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLo
   const auto wcap = o.capacity(whole, wi);
   auto regf_fits = [&](const NodeNest& n, const Capacity& c) {
     return [&n, &c](const PerLoopDim<std::int64_t>& t) {
-      return regf_occupancy(n, t) <= c.regf_words && gbuf_occupancy(n, t, c.gbuf_share) <= c.gbuf_words;
+      return regf_occupancy(n, t) <= c.regf_words &&
+             gbuf_occupancy(n, t, c.gbuf_share) <= c.gbuf_words;
     };
   };
   const auto wt2 = fill_tensor({{1, 1, 1}}, wn.loopcnt, ord_regf, wn.data_loops, wn.rw_data, totals,
@@ -146,9 +150,13 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLo
   const bool inpp_ok = layer.has_filter() && !layer.is_depthwise();
   const auto wt2v = *wt2;
   std::vector<StackItem> nitems{
-      {LoopDim::Ifm, {inpp_ok, inpp_ok}, inpp_ok ? wn.loopcnt[LoopDim::Ifm] / wt2v[LoopDim::Ifm] : 1},
+      {LoopDim::Ifm,
+       {inpp_ok, inpp_ok},
+       inpp_ok ? wn.loopcnt[LoopDim::Ifm] / wt2v[LoopDim::Ifm] : 1},
       {LoopDim::Ofm, {true, true}, wn.loopcnt[LoopDim::Ofm] / wt2v[LoopDim::Ofm]},
-      {LoopDim::Bat, {true, true}, std::max<std::int64_t>(1, ceil_div(o.batch(), wt2v[LoopDim::Bat]))},
+      {LoopDim::Bat,
+       {true, true},
+       std::max<std::int64_t>(1, ceil_div(o.batch(), wt2v[LoopDim::Bat]))},
       {LoopDim::Bat, {false, true}, fmap.h},
       {LoopDim::Bat, {true, false}, fmap.w}};
   const PhyDim2 nodes = o.node_dims();
@@ -176,7 +184,8 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLo
   }
   std::vector<CanonicalScheme> out;
   for (auto pi : snap_partitions(o.partitions(), want)) {
-    auto c = fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, totals, stats);
+    auto c =
+        fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, totals, stats);
     if (c) out.push_back(*c);
   }
   return out;

@@ -63,15 +63,16 @@ struct LayerSolution {
 
 /// What the greedy decided on the way to one candidate (for tests and diagnostics).
 struct CandidateTrace {
-  std::int64_t want_repl_ifm = 1;               // PE stacking on input channels
-  PerLoopDim<std::int64_t> whole_regf{};        // REGF factors on the whole layer
-  PerParallelDim<PhyDim2> want_part{};          // node stacking per parallelism kind
-  bool reserved_nodes = false;                  // bottom-up left nodes idle: redone top-first
+  std::int64_t want_repl_ifm = 1;         // PE stacking on input channels
+  PerLoopDim<std::int64_t> whole_regf{};  // REGF factors on the whole layer
+  PerParallelDim<PhyDim2> want_part{};    // node stacking per parallelism kind
+  bool reserved_nodes = false;            // bottom-up left nodes idle: redone top-first
 };
 
 /// The greedy's candidates for one order pair (exposed for tests): one per partition of B's
 /// list nearest to the greedy node stacking; empty if the greedy fails for this pair.
-std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o, const PerLoopDim<int>& ord_gbuf,
+std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
+                                               const PerLoopDim<int>& ord_gbuf,
                                                const PerLoopDim<int>& ord_regf, SolveStats& stats,
                                                CandidateTrace* trace = nullptr);
 

@@ -24,7 +24,9 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   std::int64_t batch() const override { return inner_.batch(); }
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
-  const std::vector<mapping::PartitionScheme>& partitions() const override { return inner_.partitions(); }
+  const std::vector<mapping::PartitionScheme>& partitions() const override {
+    return inner_.partitions();
+  }
   /// The wrapped oracle's nests, remembered per partition (every fit asks for them).
   std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {

@@ -44,8 +44,9 @@ SizeKey size_key(const mapping::PartitionScheme& p) {
 
 }  // namespace
 
-void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
-                            const std::vector<OrderPair>& pairs, LayerSolution& sol) {
+void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
+                            const SolverOptions& opt, const std::vector<OrderPair>& pairs,
+                            LayerSolution& sol) {
   const auto& parts = o.partitions();
   const auto totals = data_totals(o.layer(), o.batch());
   const auto repl = repl_of(o, *sol.scheme);
@@ -68,7 +69,9 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, co
     std::size_t group;
     CanonicalScheme scheme;
   };
-  auto by_score = [&](const Ranked& a, const Ranked& b) { return better(a.score, b.score, opt.goal); };
+  auto by_score = [&](const Ranked& a, const Ranked& b) {
+    return better(a.score, b.score, opt.goal);
+  };
   // Every nest (PE replication choice) of each representative: replication and node
   // partition trade the same channels, so the current scheme's choice may not carry over.
   // nn_dataflow's nests are fitted with every guide pair, on every group. The fold variants
@@ -76,10 +79,11 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, co
   // within Refinement::variant_margin of the best group's, with the first pair only, and
   // the best of them, if it leads, with the others: a variant lowers a layer's price by a few
   // per cent, so it does not lift a group from far behind (docs/kapla.md §4, measured).
-  const std::size_t npairs = std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
+  const std::size_t npairs =
+      std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
   auto try_fit = [&](std::optional<Ranked>& r, std::size_t g, int ni, std::size_t j) {
-    const auto c = fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0], pairs[j][1], totals,
-                                    sol.stats, ni);
+    const auto c = fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0], pairs[j][1],
+                                    totals, sol.stats, ni);
     if (!c) return;
     const auto sc = pricer.evaluate_on_chip(*c);
     if (sc && (!r || better(*sc, r->score, opt.goal))) r = Ranked{*sc, g, *c};
@@ -99,8 +103,9 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, co
   for (std::size_t g = 0; g < keys.size(); ++g) {
     auto& r = best_of[g];
     const auto& nests = nests_of[g];
-    const bool close = r && goal_value(r->score, opt.goal) <=
-                                goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
+    const bool close =
+        r && goal_value(r->score, opt.goal) <=
+                 goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
     if (close && npairs > 0) {
       for (std::size_t ni = 0; ni < nests.size(); ++ni)
         if (nests[ni].fold_variant) try_fit(r, g, static_cast<int>(ni), 0);
@@ -112,14 +117,17 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, co
   std::stable_sort(on_chip.begin(), on_chip.end(), by_score);
   // (2) The best few representatives with the full price (placing their partitions).
   std::vector<Ranked> priced;
-  for (std::size_t r = 0; r < on_chip.size() && r < static_cast<std::size_t>(opt.refine.screen_placed); ++r) {
+  for (std::size_t r = 0;
+       r < on_chip.size() && r < static_cast<std::size_t>(opt.refine.screen_placed); ++r) {
     ++sol.stats.evaluated;
-    if (const auto sc = o.evaluate(on_chip[r].scheme)) priced.push_back({*sc, on_chip[r].group, on_chip[r].scheme});
+    if (const auto sc = o.evaluate(on_chip[r].scheme))
+      priced.push_back({*sc, on_chip[r].group, on_chip[r].scheme});
   }
   std::stable_sort(priced.begin(), priced.end(), by_score);
   // (3) Every partition of the best few groups, with every guide pair.
   Best best{o, opt.goal, sol.stats, sol.scheme, sol.score};
-  for (std::size_t r = 0; r < priced.size() && r < static_cast<std::size_t>(opt.refine.screen_open); ++r) {
+  for (std::size_t r = 0; r < priced.size() && r < static_cast<std::size_t>(opt.refine.screen_open);
+       ++r) {
     best.consider(priced[r].scheme);
     const int ni = priced[r].scheme.nest_index;
     for (auto pi : members[priced[r].group])
@@ -137,7 +145,8 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
   const PhyDim2 nodes = o.node_dims();
   double max_prime = 2;
   for (auto n : {nodes.h, nodes.w})
-    for (std::int64_t f = n; f > 1; f /= min_factor(f)) max_prime = std::max(max_prime, static_cast<double>(min_factor(f)));
+    for (std::int64_t f = n; f > 1; f /= min_factor(f))
+      max_prime = std::max(max_prime, static_cast<double>(min_factor(f)));
   const double step = 2 * std::log2(max_prime) + 1e-9;
   for (int iter = 0; iter < opt.refine.refine_steps; ++iter) {
     const CanonicalScheme cur = *sol.scheme;
@@ -153,15 +162,19 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
         const auto sc = pricer.evaluate_on_chip(*c);
         if (sc && (!nb || better(*sc, nb->first, opt.goal))) nb = std::pair{*sc, *c};
       };
-      on_chip(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1], totals, sol.stats));
-      for (std::size_t j = 0; j < pairs.size() && j < static_cast<std::size_t>(opt.refine.screen_pairs); ++j)
+      on_chip(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1], totals,
+                               sol.stats));
+      for (std::size_t j = 0;
+           j < pairs.size() && j < static_cast<std::size_t>(opt.refine.screen_pairs); ++j)
         on_chip(fit_on_partition(o, p, repl, pairs[j][0], pairs[j][1], totals, sol.stats));
       if (nb) near.push_back(*nb);
     }
-    std::stable_sort(near.begin(), near.end(),
-                     [&](const auto& a, const auto& b) { return better(a.first, b.first, opt.goal); });
+    std::stable_sort(near.begin(), near.end(), [&](const auto& a, const auto& b) {
+      return better(a.first, b.first, opt.goal);
+    });
     Best best{o, opt.goal, sol.stats, std::nullopt, {}};
-    for (std::size_t r = 0; r < near.size() && r < static_cast<std::size_t>(opt.refine.descent_placed); ++r)
+    for (std::size_t r = 0;
+         r < near.size() && r < static_cast<std::size_t>(opt.refine.descent_placed); ++r)
       best.consider(near[r].second);
     if (!best.scheme || !better(best.score, sol.score, opt.goal)) break;
     sol.scheme = best.scheme;

@@ -22,8 +22,9 @@ using OrderPair = std::array<PerLoopDim<int>, 2>;
 /// (goal_value). Moves `sol` to the best if it improves. Reaches partitions several
 /// prime factors away from the greedy's (e.g. all 256 nodes on input channels), which a
 /// one-factor descent cannot when the steps between are worse.
-void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
-                            const std::vector<OrderPair>& pairs, LayerSolution& sol);
+void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
+                            const SolverOptions& opt, const std::vector<OrderPair>& pairs,
+                            LayerSolution& sol);
 
 /// Step 7b: from `sol`'s scheme, move to the best neighbouring partition of B's list (one
 /// prime factor moved between two parallelism kinds, or the same sizes in another

@@ -24,14 +24,14 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // What the estimate needs of one partition, independent of the constraint.
 struct PartFacts {
-  std::vector<cost::NestedLoopDesc> nests;  // the Eyeriss mapping of the partitioned layer
-  PerDataCategory<double> data_size{};      // partition-duplicated words of each category
-  PerDataCategory<std::int64_t> node_words{};  // one node's words per sample (FIL: in all)
+  std::vector<cost::NestedLoopDesc> nests;          // the Eyeriss mapping of the partitioned layer
+  PerDataCategory<double> data_size{};              // partition-duplicated words of each category
+  PerDataCategory<std::int64_t> node_words{};       // one node's words per sample (FIL: in all)
   PerDataCategory<std::int64_t> shared{{1, 1, 1}};  // buffer-sharing group sizes
-  PerDataCategory<double> hop_dist{};       // centre-to-centre hops (+ sharing group size)
+  PerDataCategory<double> hop_dist{};               // centre-to-centre hops (+ sharing group size)
   std::int64_t p_batch = 1;
   bool has_filter = false;
-  double proc_time = 0;                      // unit time x mean loop count over the nests
+  double proc_time = 0;  // unit time x mean loop count over the nests
 };
 
 // The reference's centre node: relative (h/2, w/2) of the region (integer halves: a node).
@@ -56,7 +56,8 @@ PartFacts part_facts(const pricing::LayerProblem& p, const mapping::PartitionSch
   // feature, §10 item 7): groups of one then.
   const bool sharing = p.options.hw_gbuf_sharing;
   if (sharing) {
-    const auto bs = mapping::make_bufshr_scheme(res.proc_region, part, mapping::data_loops(p.layer));
+    const auto bs =
+        mapping::make_bufshr_scheme(res.proc_region, part, mapping::data_loops(p.layer));
     for (auto d : all_values<DataCategory>()) f.shared[d] = bs.size(d);
   }
   const PhyDim2 proc = centre(res.proc_region);
@@ -82,8 +83,10 @@ bool gbuf_may_fit(const PartFacts& f, const cost::TopBlockingConstraint& top, st
     bool divisible = true;
     for (auto [l, t] : {std::pair{LoopDim::Ifm, top.topifm}, std::pair{LoopDim::Ofm, top.topofm}}) {
       if (t == 0) continue;
-      if (nld.loopcnt[l] % t != 0) divisible = false;
-      else buffered[l] = nld.loopcnt[l] / t;
+      if (nld.loopcnt[l] % t != 0)
+        divisible = false;
+      else
+        buffered[l] = nld.loopcnt[l] / t;
     }
     if (!divisible) continue;
     if (top.topbat != 0) buffered[LoopDim::Bat] = nld.loopcnt[LoopDim::Bat] / top.topbat;
@@ -123,7 +126,8 @@ double layer_cost(const pricing::LayerProblem& p, const PartFacts& f) {
     dram[DataCategory::Ifm] = std::floor(f.data_size[DataCategory::Ifm] / sh(DataCategory::Ifm));
   if (res.dst_data_region.type == mapping::RegionType::Dram)
     dram[DataCategory::Ofm] = std::floor(f.data_size[DataCategory::Ofm] / sh(DataCategory::Ofm));
-  dram[DataCategory::Fil] = std::floor(f.data_size[DataCategory::Fil] / sh(DataCategory::Fil)) * fetch;
+  dram[DataCategory::Fil] =
+      std::floor(f.data_size[DataCategory::Fil] / sh(DataCategory::Fil)) * fetch;
   double hops = 0, dram_sum = 0, gbuf_max = 0;
   for (auto d : all_values<DataCategory>()) {
     gbuf[d] = f.data_size[d];
@@ -132,10 +136,11 @@ double layer_cost(const pricing::LayerProblem& p, const PartFacts& f) {
     gbuf_max = std::max(gbuf_max, gbuf[d]);
   }
   const auto& c = p.costs;
-  const double energy = dram_sum * c.mem_hier[MemLevel::Dram] +
-                        (gbuf[DataCategory::Fil] + gbuf[DataCategory::Ifm] + gbuf[DataCategory::Ofm]) *
-                            c.mem_hier[MemLevel::Gbuf] +
-                        hops * c.noc_hop;
+  const double energy =
+      dram_sum * c.mem_hier[MemLevel::Dram] +
+      (gbuf[DataCategory::Fil] + gbuf[DataCategory::Ifm] + gbuf[DataCategory::Ofm]) *
+          c.mem_hier[MemLevel::Gbuf] +
+      hops * c.noc_hop;
   if (p.options.opt_goal == model::Goal::Energy) return energy;
   const double nodes = static_cast<double>(res.proc_region.dim.size());
   const double bus = std::ceil(std::ceil(gbuf_max / nodes) / res.array_bus_width);
@@ -147,9 +152,9 @@ double layer_cost(const pricing::LayerProblem& p, const PartFacts& f) {
 bool occupancy_ok(const pricing::LayerProblem& p, double capacity_factor) {
   const auto& c = p.constraint;
   const auto& r = p.resource;
-  const OccupancyQuery q{&p.layer, p.batch, c.topbat, c.topifm, c.topofm,
-                         r.proc_region.dim.size(), r.dim_array.size(), r.size_gbuf,
-                         capacity_factor};
+  const OccupancyQuery q{&p.layer,           p.batch,     c.topbat,
+                         c.topifm,           c.topofm,    r.proc_region.dim.size(),
+                         r.dim_array.size(), r.size_gbuf, capacity_factor};
   return occupancy_may_fit(q);
 }
 
@@ -158,7 +163,8 @@ bool occupancy_ok(const pricing::LayerProblem& p, double capacity_factor) {
 std::vector<mapping::PartitionScheme> estimate_partitions(
     const std::vector<mapping::PartitionScheme>& all, const SegmentEstimateOptions& opts) {
   const std::size_t n = all.size();
-  std::size_t m = static_cast<std::size_t>(std::ceil(opts.partition_fraction * static_cast<double>(n)));
+  std::size_t m =
+      static_cast<std::size_t>(std::ceil(opts.partition_fraction * static_cast<double>(n)));
   if (opts.max_partitions > 0) m = std::min(m, opts.max_partitions);
   m = std::clamp<std::size_t>(m, n == 0 ? 0 : 1, n);
   std::vector<mapping::PartitionScheme> out;
@@ -178,8 +184,8 @@ double estimate_segment_cost(const SegmentCandidate& segment, const SegmentEstim
   std::vector<std::vector<PartFacts>> facts;
   for (const auto& lp : segment.layers) {
     std::vector<PartFacts> fs;
-    const auto all = mapping::gen_partition(lp.layer, lp.batch, lp.resource.proc_region.dim,
-                                            lp.options, true);
+    const auto all =
+        mapping::gen_partition(lp.layer, lp.batch, lp.resource.proc_region.dim, lp.options, true);
     for (const auto& part : estimate_partitions(all, opts)) fs.push_back(part_facts(lp, part));
     facts.push_back(std::move(fs));
   }

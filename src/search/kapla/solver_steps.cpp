@@ -75,10 +75,10 @@ std::vector<std::size_t> snap_partitions(const std::vector<mapping::PartitionSch
 
 // Steps (5)-(6) on one partition: the nest with the chosen PE replication, REGF tensor,
 // GBUF tensor and top factors with the cost model's capacities and the constraint.
-std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o, const mapping::PartitionScheme& part,
-                                                std::int64_t repl_ifm, const PerLoopDim<int>& ord_gbuf,
-                                                const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-                                                SolveStats& stats, int forced_nest) {
+std::optional<CanonicalScheme> fit_on_partition(
+    const LayerOracle& o, const mapping::PartitionScheme& part, std::int64_t repl_ifm,
+    const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
+    SolveStats& stats, int forced_nest) {
   const auto top = o.top_constraint();
   const auto nests = o.nests(part);
   if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
@@ -110,8 +110,9 @@ std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o, const mapp
 std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::PartitionScheme& part,
                                         int nest_index, const NodeNest& n, const Capacity& cap,
                                         const PerLoopDim<std::int64_t>& t2v,
-                                        const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf,
-                                        const DataTotals& totals, SolveStats& stats) {
+                                        const PerLoopDim<int>& ord_gbuf,
+                                        const PerLoopDim<int>& ord_regf, const DataTotals& totals,
+                                        SolveStats& stats) {
   const auto top = o.top_constraint();
   PerLoopDim<std::int64_t> rem1{};
   for (auto l : all_values<LoopDim>()) {

@@ -24,17 +24,18 @@ double size_gap(const mapping::PartitionScheme& a, const mapping::PartitionSchem
 std::vector<std::size_t> snap_partitions(const std::vector<mapping::PartitionScheme>& parts,
                                          const PerParallelDim<PhyDim2>& want);
 /// Steps (5)-(6) on one partition; `forced_nest` >= 0 picks the nest instead of `repl_ifm`.
-std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o, const mapping::PartitionScheme& part,
-                                                std::int64_t repl_ifm, const PerLoopDim<int>& ord_gbuf,
-                                                const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-                                                SolveStats& stats, int forced_nest = -1);
+std::optional<CanonicalScheme> fit_on_partition(
+    const LayerOracle& o, const mapping::PartitionScheme& part, std::int64_t repl_ifm,
+    const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
+    SolveStats& stats, int forced_nest = -1);
 /// Step (6) from a chosen REGF tensor `t2` of nest `n` (index `nest_index` of `part`, capacity
 /// `cap`): GBUF tensor (fill_tensor), then the top factors; nullopt if t2 does not divide the
 /// loops below the constraint or nothing fits.
 std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::PartitionScheme& part,
                                         int nest_index, const NodeNest& n, const Capacity& cap,
                                         const PerLoopDim<std::int64_t>& t2,
-                                        const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf,
-                                        const DataTotals& totals, SolveStats& stats);
+                                        const PerLoopDim<int>& ord_gbuf,
+                                        const PerLoopDim<int>& ord_regf, const DataTotals& totals,
+                                        SolveStats& stats);
 
 }  // namespace kapla::search::kapla::detail

@@ -40,7 +40,7 @@ DirectiveSchedule build_systolic_directives(const model::Layer& layer, const map
   const std::int64_t window = win.h * win.w;
   const std::int64_t ntrd = local ? p.nreg : 1;  // input channels per output channel
   const std::int64_t positions = p.sofm.h * p.sofm.w;
-  const PhyDim2 logic = g.dim_flpeset;           // (h = output positions, w = output channels)
+  const PhyDim2 logic = g.dim_flpeset;  // (h = output positions, w = output channels)
   const auto rep = systolic_replication(p, pl.p_batch, g, s.nest_index);
   const auto& t = s.blocking.bl_ts;
 

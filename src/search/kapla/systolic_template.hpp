@@ -21,8 +21,8 @@ namespace kapla::search::kapla {
 /// output channels instead.
 struct SystolicReplication {
   std::int64_t batches = 1;
-  std::int64_t ifms = 1;   // Conv/FC only
-  std::int64_t ofmaps = 1; // channelwise kinds only
+  std::int64_t ifms = 1;    // Conv/FC only
+  std::int64_t ofmaps = 1;  // channelwise kinds only
   friend bool operator==(const SystolicReplication&, const SystolicReplication&) = default;
 };
 

@@ -41,15 +41,18 @@ constexpr std::size_t kNumMappings = 2;
 
 // [mapping] -> tensor dims of FIL, IFM, OFM.
 constexpr std::array<PerDataCategory<DimSet>, kNumMappings> kTensorDims{{
-    {{DimSet{D::C, D::K, D::R, D::S}, DimSet{D::N, D::C, D::Xi, D::Yi}, DimSet{D::N, D::K, D::Xo, D::Yo}}},
+    {{DimSet{D::C, D::K, D::R, D::S}, DimSet{D::N, D::C, D::Xi, D::Yi},
+      DimSet{D::N, D::K, D::Xo, D::Yo}}},
     {{DimSet{D::C, D::F, D::K}, DimSet{D::N, D::C, D::F, D::XY}, DimSet{D::N, D::K, D::XY}}},
 }};
 
 // [mapping][kind class] -> dims of the IFM, OFM and BAT loops.
 constexpr PerLoopDim<DimSet> kConvLoops{{DimSet{D::C}, DimSet{D::K}, DimSet{D::N, D::Yo, D::Xo}}};
 constexpr PerLoopDim<DimSet> kLocalLoops{{DimSet{D::K}, DimSet{D::K}, DimSet{D::N, D::Yo, D::Xo}}};
-constexpr PerLoopDim<DimSet> kConvBackLoops{{DimSet{D::C}, DimSet{D::K}, DimSet{D::N, D::Yi, D::Xi}}};
-constexpr PerLoopDim<DimSet> kLocalBackLoops{{DimSet{D::C}, DimSet{D::C}, DimSet{D::N, D::Yi, D::Xi}}};
+constexpr PerLoopDim<DimSet> kConvBackLoops{
+    {DimSet{D::C}, DimSet{D::K}, DimSet{D::N, D::Yi, D::Xi}}};
+constexpr PerLoopDim<DimSet> kLocalBackLoops{
+    {DimSet{D::C}, DimSet{D::C}, DimSet{D::N, D::Yi, D::Xi}}};
 constexpr PerLoopDim<DimSet> kSysConvLoops{{DimSet{D::C}, DimSet{D::K}, DimSet{D::N, D::XY}}};
 constexpr PerLoopDim<DimSet> kSysLocalLoops{{DimSet{D::K}, DimSet{D::K}, DimSet{D::N, D::XY}}};
 // Kind order: Conv, Local, DwConv, ConvBackH, LocalBackH, ConvBackW, DwConvH, DwConvW.

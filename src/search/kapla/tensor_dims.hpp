@@ -18,8 +18,8 @@ namespace kapla::search::kapla {
 /// The tensor dimensions of both templates (row stationary uses N..S, systolic N, C, K, XY, F).
 enum class Dim : std::uint8_t { N, C, K, Xi, Yi, Xo, Yo, R, S, XY, F };
 inline constexpr std::size_t kNumDims = 11;
-inline constexpr std::array<std::string_view, kNumDims> kDimNames{
-    "N", "C", "K", "Xi", "Yi", "Xo", "Yo", "R", "S", "XY", "F"};
+inline constexpr std::array<std::string_view, kNumDims> kDimNames{"N",  "C", "K", "Xi", "Yi", "Xo",
+                                                                  "Yo", "R", "S", "XY", "F"};
 constexpr std::string_view dim_name(Dim d) { return kDimNames[static_cast<std::size_t>(d)]; }
 
 /// A set of dims (bit set, iterated in Dim order).

@@ -70,8 +70,8 @@ double group_speedup(const std::vector<TimedExhaustive::Call>& calls, double tot
   double searches = 0, grouped = 0;
   for (const auto& c : calls) {
     searches += c.seconds;
-    const double ways = static_cast<double>(std::min<std::size_t>(static_cast<std::size_t>(g),
-                                                                  std::max<std::size_t>(c.partitions, 1)));
+    const double ways = static_cast<double>(
+        std::min<std::size_t>(static_cast<std::size_t>(g), std::max<std::size_t>(c.partitions, 1)));
     grouped += c.seconds / ways + (g > 1 ? exchange : 0);
   }
   return total / (total - searches + grouped);
@@ -84,7 +84,8 @@ double interpolate_speedup(const std::map<int, double>& table, int g) {
   if (hi == table.end()) return std::prev(hi)->second;
   if (hi->first == g || hi == table.begin()) return hi->second;
   const auto lo = std::prev(hi);
-  const double x = (std::log2(g) - std::log2(lo->first)) / (std::log2(hi->first) - std::log2(lo->first));
+  const double x =
+      (std::log2(g) - std::log2(lo->first)) / (std::log2(hi->first) - std::log2(lo->first));
   return lo->second + x * (hi->second - lo->second);
 }
 
@@ -97,9 +98,10 @@ int main(int argc, char** argv) {
   cli::Context ctx;
   const char* spc = std::getenv("KAPLA_FAKE_SECONDS_PER_COST");
   const double seconds_per_cost = spc ? std::atof(spc) : 0.002;
-  cli::register_sweep_with(app, ctx, [seconds_per_cost](const sweep::SweepSpec&, const cli::Context&) {
-    return std::make_unique<sweep::testing::FakeRunner>(seconds_per_cost);
-  });
+  cli::register_sweep_with(app, ctx,
+                           [seconds_per_cost](const sweep::SweepSpec&, const cli::Context&) {
+                             return std::make_unique<sweep::testing::FakeRunner>(seconds_per_cost);
+                           });
   cli::register_results(app, ctx);
   cli::register_merge(app, ctx);
 
@@ -123,7 +125,8 @@ int main(int argc, char** argv) {
     }
   });
   std::string prov_file;
-  CLI::App* pv = app.add_subcommand("provenance", "key,rank,slurm_job_id,slurm_array_job_id,"
+  CLI::App* pv = app.add_subcommand("provenance",
+                                    "key,rank,slurm_job_id,slurm_array_job_id,"
                                     "slurm_array_task_id,host per tuple");
   pv->add_option("file", prov_file)->required();
   pv->callback([&] {
@@ -140,15 +143,18 @@ int main(int argc, char** argv) {
   std::vector<int> sim_ranks{1, 2, 64, 128, 256, 512, 1024};
   double sim_latency = 0.001;
   int sim_replicate = 1;
-  CLI::App* sim = app.add_subcommand("simulate", "Scheduler efficiency at many ranks from measured tuple times");
-  sim->add_option("input", sim_input, "results file or directory (search_seconds = tuple times)")->required();
+  CLI::App* sim = app.add_subcommand(
+      "simulate", "Scheduler efficiency at many ranks from measured tuple times");
+  sim->add_option("input", sim_input, "results file or directory (search_seconds = tuple times)")
+      ->required();
   sim->add_option("--ranks", sim_ranks, "rank counts")->delimiter(',');
   sim->add_option("--latency", sim_latency, "seconds per dispatch (request round trip)");
   sim->add_option("--replicate", sim_replicate, "treat the tuples as N copies (e.g. seeds)");
   std::vector<std::string> sim_speedup;
   sim->add_option("--group-speedup", sim_speedup,
                   "g:S pairs (layer-profile's line): also simulate rank groups of g ranks, each "
-                  "running a tuple S(g) times faster")->delimiter(',');
+                  "running a tuple S(g) times faster")
+      ->delimiter(',');
   sim->callback([&] {
     std::vector<double> times;
     for (const auto& r : io::merge_results(io::read_results(sim_input)).records) {
@@ -179,7 +185,8 @@ int main(int argc, char** argv) {
       const auto s_rr = sweep::simulate_round_robin(times, shuffled, n);
       const double bound = total / (n * std::max(longest, total / n));
       std::printf("%6d %12.3f %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", n, s_lpt.makespan,
-                  100 * s_lpt.efficiency, 100 * s_no.efficiency, 100 * s_rr.efficiency, 100 * bound);
+                  100 * s_lpt.efficiency, 100 * s_no.efficiency, 100 * s_rr.efficiency,
+                  100 * bound);
     }
     if (sim_speedup.empty()) return;
     // Moldable tuples: the ranks form R/g equal groups; the same longest-first queue hands
@@ -188,7 +195,8 @@ int main(int argc, char** argv) {
     std::map<int, double> table;
     for (const auto& pair : sim_speedup) {
       const auto colon = pair.find(':');
-      if (colon == std::string::npos) throw InputError("--group-speedup: expected g:S, got " + pair);
+      if (colon == std::string::npos)
+        throw InputError("--group-speedup: expected g:S, got " + pair);
       table[std::stoi(pair.substr(0, colon))] = std::stod(pair.substr(colon + 1));
     }
     std::printf("rank groups (design, simulated):\n%6s %6s %8s %12s %10s\n", "ranks", "group",
@@ -212,12 +220,14 @@ int main(int argc, char** argv) {
   std::string lp_net, lp_hw, lp_preset = "inference";
   std::int64_t lp_batch = 1;
   double lp_exchange = 0.001;
-  CLI::App* lp = app.add_subcommand("layer-profile", "B's per-layer-search times and rank-group speed-up");
+  CLI::App* lp =
+      app.add_subcommand("layer-profile", "B's per-layer-search times and rank-group speed-up");
   lp->add_option("network", lp_net)->required();
   lp->add_option("hardware", lp_hw)->required();
   lp->add_option("batch", lp_batch)->required();
   lp->add_option("--preset", lp_preset, "option preset (inference, training, default)");
-  lp->add_option("--exchange", lp_exchange, "seconds per layer search for the group's top-k exchange");
+  lp->add_option("--exchange", lp_exchange,
+                 "seconds per layer search for the group's top-k exchange");
   lp->callback([&] {
     const io::Catalog catalog(KAPLA_DATA_DIR);
     const auto net = catalog.load_network(lp_net);
@@ -227,12 +237,16 @@ int main(int argc, char** argv) {
     TimedExhaustive b;
     const auto t0 = std::chrono::steady_clock::now();
     const auto res = schedule::run_network(net, hw, b, options, lp_batch);
-    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double total =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     auto calls = b.calls;
     double searches = 0;
     for (const auto& c : calls) searches += c.seconds;
-    std::sort(calls.begin(), calls.end(), [](const auto& x, const auto& y) { return x.seconds < y.seconds; });
-    auto q = [&](double f) { return calls.empty() ? 0 : calls[static_cast<std::size_t>(f * (calls.size() - 1))].seconds; };
+    std::sort(calls.begin(), calls.end(),
+              [](const auto& x, const auto& y) { return x.seconds < y.seconds; });
+    auto q = [&](double f) {
+      return calls.empty() ? 0 : calls[static_cast<std::size_t>(f * (calls.size() - 1))].seconds;
+    };
     std::printf("%s %s b%lld: total %.3f s, %zu layer searches = %.3f s (%.1f%%), evaluated %lld\n",
                 lp_net.c_str(), lp_hw.c_str(), static_cast<long long>(lp_batch), total,
                 calls.size(), searches, 100 * searches / total,
@@ -245,8 +259,9 @@ int main(int argc, char** argv) {
       pmax = std::max(pmax, calls[i].partitions);
       if (i + 10 >= calls.size()) top10 += calls[i].seconds;
     }
-    std::printf("partitions per layer search: %zu..%zu; the 10 longest searches: %.1f%% of the total\n",
-                pmin, pmax, 100 * top10 / total);
+    std::printf(
+        "partitions per layer search: %zu..%zu; the 10 longest searches: %.1f%% of the total\n",
+        pmin, pmax, 100 * top10 / total);
     std::printf("group-speedup ");
     for (int g = 2; g <= 1024; g *= 2) {
       std::printf("%s%d:%.2f", g == 2 ? "" : ",", g, group_speedup(b.calls, total, g, lp_exchange));

@@ -70,8 +70,10 @@ TEST(MapStrategy, OpsAndDramTotalsMatchTheLayer) {
         EXPECT_NEAR(nld.total_ops(), ops, 1e-9 * ops) << model::describe(layer);
         const double ofm = static_cast<double>(layer.total_ofmap_size(4));
         EXPECT_NEAR(nld.total_access_at_of(MemLevel::Dram, DataCategory::Ofm), ofm, 1e-6 * ofm);
-        const double fil = layer.has_filter() ? static_cast<double>(layer.total_filter_size()) : 0.0;
-        EXPECT_NEAR(nld.total_access_at_of(MemLevel::Dram, DataCategory::Fil), fil, 1e-6 * fil + 1e-9);
+        const double fil =
+            layer.has_filter() ? static_cast<double>(layer.total_filter_size()) : 0.0;
+        EXPECT_NEAR(nld.total_access_at_of(MemLevel::Dram, DataCategory::Fil), fil,
+                    1e-6 * fil + 1e-9);
       }
     }
   }
@@ -95,8 +97,8 @@ TEST(MapStrategy, AlexNetConv1MatchesSpecExample) {
 
 TEST(MapStrategy, FcReplicationYieldsEveryRunningMinimum) {
   // §6.4: FC C=250, M=10 on 16x16 gives five NLDs.
-  const auto mr = map_eyeriss(model::make_fc(250, 10), 4, 1.0, {16, 16},
-                              model::CostModelVariant::Tangram);
+  const auto mr =
+      map_eyeriss(model::make_fc(250, 10), 4, 1.0, {16, 16}, model::CostModelVariant::Tangram);
   ASSERT_EQ(mr.nlds.size(), 5u);
   EXPECT_EQ(mr.nlds[4].loopcnt, (PerLoopDim<std::int64_t>{{16, 1, 4}}));
 }
@@ -115,9 +117,9 @@ TEST(LoopBlocking, RandomSchemeInvariants) {
         mapping::BufShrScheme bufshr;
         if (nodes.size() > 1) {
           // Sharing groups along BAT for FIL and OFM for IFM (as OFMP / OUTP partitions give).
-          bufshr = mapping::BufShrScheme({{PhyDim2{1, 2}, PhyDim2{2, 1}, PhyDim2{1, 1}}},
-                                         {{mapping::Dist2{kInf, 1}, mapping::Dist2{1, kInf},
-                                           mapping::Dist2{kInf, kInf}}});
+          bufshr = mapping::BufShrScheme(
+              {{PhyDim2{1, 2}, PhyDim2{2, 1}, PhyDim2{1, 1}}},
+              {{mapping::Dist2{kInf, 1}, mapping::Dist2{1, kInf}, mapping::Dist2{kInf, kInf}}});
         }
         const auto mr = map_eyeriss(layer, 4, 1.0, res.dim_array, model::CostModelVariant::Kapla);
         for (const auto& nld : mr.nlds) {
@@ -142,8 +144,8 @@ TEST(LoopBlocking, RandomSchemeInvariants) {
             EXPECT_NEAR(ev.ops, ops, 1e-9 * ops);
             const auto lc = layer_cost(ev, {{1.0, 2.0, 3.0}}, costs);
             EXPECT_DOUBLE_EQ(lc.cost, lc.cost_op + lc.cost_access + lc.cost_noc + lc.cost_static);
-            EXPECT_NEAR(lc.cost_access,
-                        lc.cost_dram + lc.cost_sram + lc.cost_itcn + lc.cost_regf, 1e-9 * lc.cost);
+            EXPECT_NEAR(lc.cost_access, lc.cost_dram + lc.cost_sram + lc.cost_itcn + lc.cost_regf,
+                        1e-9 * lc.cost);
             EXPECT_NEAR(lc.cost_noc, lc.cost_node_nhops + lc.cost_mem_nhops, 1e-9 * lc.cost + 1e-9);
             EXPECT_GE(ev.time(), static_cast<double>(ev.proc_time));
             for (auto d : all_values<DataCategory>()) {
@@ -168,7 +170,8 @@ TEST(LoopBlocking, PythonSetOrderOfSubgroupCandidates) {
       for (std::size_t k = 0; k < 3; ++k) t[i][k] = in[i][k];
     int order[6];
     detail::py_set_order(t, static_cast<int>(in.size()), order);
-    for (std::size_t i = 0; i < in.size(); ++i) EXPECT_EQ(in[static_cast<std::size_t>(order[i])], want[i]) << i;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      EXPECT_EQ(in[static_cast<std::size_t>(order[i])], want[i]) << i;
   };
   check({{8, 1, 1}, {4, 1, 1}, {2, 1, 1}, {1, 1, 1}, {8, 2, 1}, {1, 1, 8}},
         {{2, 1, 1}, {8, 2, 1}, {4, 1, 1}, {8, 1, 1}, {1, 1, 8}, {1, 1, 1}});

@@ -163,17 +163,18 @@ std::array<double, 2> best_layer_key(const nlohmann::json& rec) {
                              std::numeric_limits<double>::infinity()};
   for (const auto& part : mapping::gen_partition(layer, batch, res.proc_region.dim, options)) {
     const auto pl = mapping::part_layer(layer, batch, part);
-    const auto mr = map_eyeriss(pl.p_layer, pl.p_batch, pl.p_occupancy, res.dim_array,
-                                options.cost_model);
+    const auto mr =
+        map_eyeriss(pl.p_layer, pl.p_batch, pl.p_occupancy, res.dim_array, options.cost_model);
     const auto ofl = mapping::ofmap_layout(layer, batch, part, res.dst_data_region);
-    const auto unh = mapping::unit_nhops_to_proc_region(
-        layer, batch, res.proc_region, part, mapping::filter_nodes(res.dram_region), ifl, ofl,
-        options);
+    const auto unh = mapping::unit_nhops_to_proc_region(layer, batch, res.proc_region, part,
+                                                        mapping::filter_nodes(res.dram_region), ifl,
+                                                        ofl, options);
     for (const auto& nld : mr.nlds) {
       const auto bufshr = mapping::make_bufshr_scheme(res.proc_region, part, nld.data_loops);
       for (const auto& ev : search_loop_blocking(nld, res, bufshr, {}, options, costs)) {
         const auto lc = layer_cost(ev, unh, costs);
-        if (lc.cost < best[0] || (lc.cost == best[0] && lc.time < best[1])) best = {lc.cost, lc.time};
+        if (lc.cost < best[0] || (lc.cost == best[0] && lc.time < best[1]))
+          best = {lc.cost, lc.time};
       }
     }
   }
@@ -186,7 +187,8 @@ TEST(LoopBlockingSearch, LayerSearchTop1MatchesReference) {
       {"kapla/layer_schedules.jsonl", {"kls-case-0056", "kls-case-0011", "kls-case-0075"}}};
   int checked = 0;
   for (const auto& [file, ids] : picks) {
-    for (const auto& rec : io::golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) + "/golden/" + file)) {
+    for (const auto& rec :
+         io::golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) + "/golden/" + file)) {
       const auto id = rec.at("id").get<std::string>();
       if (!ids.count(id)) continue;
       ++checked;

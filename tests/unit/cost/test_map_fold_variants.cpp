@@ -63,10 +63,10 @@ TEST(MapFoldVariants, EveryVariantIsACompleteNoSlowerMappingThatFits) {
   const std::vector<std::pair<model::Layer, std::int64_t>> layers{
       {conv9_per_node(), 16},
       {model::make_conv(3, 64, {224, 224}, {3, 3}), 4},
-      {model::make_conv(32, 32, {14, 14}, {1, 1}), 8},      // pointwise
-      {model::make_dwconv(32, {56, 56}, {3, 3}), 8},  // depthwise
+      {model::make_conv(32, 32, {14, 14}, {1, 1}), 8},  // pointwise
+      {model::make_dwconv(32, {56, 56}, {3, 3}), 8},    // depthwise
       {model::make_pooling(64, {56, 56}, {2, 2}), 8},
-      {model::make_conv(96, 256, {27, 27}, {5, 5}), 2},      // 27 rows: uneven folds
+      {model::make_conv(96, 256, {27, 27}, {5, 5}), 2},  // 27 rows: uneven folds
   };
   for (std::size_t li = 0; li < layers.size(); ++li) {
     const auto& [L, batch] = layers[li];

@@ -51,8 +51,7 @@ TEST(Catalog, UnknownNamesListTheKnownOnes) {
 TEST(Catalog, ShippedNetworkNames) {
   const Catalog catalog(KAPLA_SOURCE_DATA_DIR);
   const std::string msg = input_error_of([&] { catalog.load_network("alexnet"); });
-  EXPECT_EQ(msg.rfind("unknown network 'alexnet'; known: alex_net, alex_net_bp, googlenet,", 0),
-            0u)
+  EXPECT_EQ(msg.rfind("unknown network 'alexnet'; known: alex_net, alex_net_bp, googlenet,", 0), 0u)
       << msg;
 }
 
@@ -84,9 +83,9 @@ TEST(LoadDataFile, TellsNetworksFromHardware) {
   ASSERT_TRUE(std::holds_alternative<model::Hardware>(ref));
   EXPECT_EQ(std::get<model::Hardware>(ref).name, "multi_node");
   const auto neither = dir.write("x.json", R"({"batch": 4})");
-  EXPECT_EQ(input_error_of([&] { load_data_file(neither); }).rfind(neither.string() + ": neither",
-                                                                    0),
-            0u);
+  EXPECT_EQ(
+      input_error_of([&] { load_data_file(neither); }).rfind(neither.string() + ": neither", 0),
+      0u);
 }
 
 }  // namespace

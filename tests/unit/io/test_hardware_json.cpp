@@ -194,24 +194,28 @@ TEST(HardwareJson, UnknownKeysAndWrongTypes) {
   TempDir dir;
   const std::string file = (dir.path() / "hw.json").string();
   EXPECT_EQ(hardware_error(dir, cloud_with("\"regf_bytes\"", "\"regf_size\"")),
-            file + ": regf_size: unknown key; allowed: name, source, nodes, pe_array, "
-                   "gbuf_bytes, regf_bytes, word_bits, array_bus_width_bits, "
-                   "dram_bandwidth_bytes_per_cycle, mem_type, array_mapping, costs, features");
+            file +
+                ": regf_size: unknown key; allowed: name, source, nodes, pe_array, "
+                "gbuf_bytes, regf_bytes, word_bits, array_bus_width_bits, "
+                "dram_bandwidth_bytes_per_cycle, mem_type, array_mapping, costs, features");
   EXPECT_EQ(hardware_error(dir, cloud_with("\"noc_hop\"", "\"hop\"")),
-            file + ": costs.hop: unknown key; allowed: energy_unit, mac_op, dram_access, "
-                   "gbuf_access, itcn_access, regf_access, noc_hop, idle_per_cycle");
+            file +
+                ": costs.hop: unknown key; allowed: energy_unit, mac_op, dram_access, "
+                "gbuf_access, itcn_access, regf_access, noc_hop, idle_per_cycle");
   EXPECT_EQ(hardware_error(dir, cloud_with("\"mem_type\": \"2D\"", "\"mem_type\": \"2.5D\"")),
-            file + ": mem_type: must be \"2D\" (DRAM at the four corners) or \"3D\" (DRAM above "
-                   "every node), got \"2.5D\"");
+            file +
+                ": mem_type: must be \"2D\" (DRAM at the four corners) or \"3D\" (DRAM above "
+                "every node), got \"2.5D\"");
   EXPECT_EQ(hardware_error(dir, cloud_with("\"array_bus_width_bits\": 128",
                                            "\"array_bus_width_bits\": \"wide\"")),
-            file + ": array_bus_width_bits: must be a positive integer or \"unlimited\", got "
-                   "\"wide\"");
+            file +
+                ": array_bus_width_bits: must be a positive integer or \"unlimited\", got "
+                "\"wide\"");
   EXPECT_EQ(hardware_error(dir, cloud_with("\"gbuf_sharing\": true", "\"gbuf_sharing\": 1")),
             file + ": features.gbuf_sharing: must be true or false, got 1");
-  EXPECT_EQ(hardware_error(dir, cloud_with("\"energy_unit\": \"joule\"",
-                                           "\"energy_unit\": \"pJ\"")),
-            file + ": costs.energy_unit: must be \"joule\" or \"relative\", got \"pJ\"");
+  EXPECT_EQ(
+      hardware_error(dir, cloud_with("\"energy_unit\": \"joule\"", "\"energy_unit\": \"pJ\"")),
+      file + ": costs.energy_unit: must be \"joule\" or \"relative\", got \"pJ\"");
   EXPECT_EQ(hardware_error(dir, cloud_with("\"regf_bytes\": 64,", "")),
             file + ": regf_bytes: missing required key");
 }
@@ -228,8 +232,9 @@ TEST(HardwareJson, ReferenceFormatErrorsUseItsKeys) {
   EXPECT_EQ(hardware_error(dir, reference_with("\"bus_width\": 128", "\"bus_width\": -8")),
             file + ": DRAM.bus_width: must be >= 0 and at most 1048576, got -8");
   EXPECT_EQ(hardware_error(dir, reference_with("\"hop_cost\"", "\"hops_cost\"")),
-            file + ": GBUF.hops_cost: unknown key; allowed: size, array, access_cost, hop_cost, "
-                   "idle_cost, mem_type");
+            file +
+                ": GBUF.hops_cost: unknown key; allowed: size, array, access_cost, hop_cost, "
+                "idle_cost, mem_type");
   EXPECT_EQ(hardware_error(dir, reference_with("\"ITCN\": {", "\"ITCN\": {\"x\": 1, ")),
             file + ": ITCN.x: unknown key; allowed: access_cost");
 }

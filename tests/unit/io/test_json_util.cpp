@@ -22,8 +22,7 @@ TEST(JsonUtil, MalformedTextGivesLineAndColumn) {
   const std::string msg = input_error_of([] { parse_json_text("{\n  \"a\": 1,\n  ]\n}"); });
   EXPECT_EQ(msg.rfind("line 3, column 3: malformed JSON: syntax error", 0), 0u) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
-  EXPECT_NE(input_error_of([] { parse_json_text(""); }).find("malformed JSON"),
-            std::string::npos);
+  EXPECT_NE(input_error_of([] { parse_json_text(""); }).find("malformed JSON"), std::string::npos);
 }
 
 TEST(JsonUtil, DuplicateKeysAreRejectedWithTheirPath) {
@@ -49,7 +48,9 @@ TEST(JsonUtil, FilesPrefixTheirName) {
 
 TEST(JsonUtil, ObjectRejectsUnknownAndMissingKeys) {
   const json doc = json::parse(R"({"nofm": 3, "sofn": 8})");
-  EXPECT_EQ(input_error_of([&] { JsonObject(doc, "input", {"nofm", "sofm"}); }),
+  EXPECT_EQ(input_error_of([&] {
+              JsonObject(doc, "input", {"nofm", "sofm"});
+            }),
             "input.sofn: unknown key; allowed: nofm, sofm");
   const json partial = json::parse(R"({"nofm": 3})");
   const JsonObject o(partial, "input", {"nofm", "sofm"});
@@ -80,8 +81,7 @@ TEST(JsonUtil, TypedValues) {
   EXPECT_EQ(as_number(json(3), "x"), 3.0);
   EXPECT_EQ(input_error_of([] { as_number(json("3"), "x"); }), "x: must be a number, got \"3\"");
   EXPECT_EQ(input_error_of([] { as_bool(json(0), "b"); }), "b: must be true or false, got 0");
-  EXPECT_EQ(input_error_of([] { as_string(json(nullptr), "s"); }),
-            "s: must be a string, got null");
+  EXPECT_EQ(input_error_of([] { as_string(json(nullptr), "s"); }), "s: must be a string, got null");
   EXPECT_EQ(input_error_of([] { as_array(json::object(), "l"); }), "l: must be an array, got {}");
 }
 

@@ -124,10 +124,10 @@ TEST_P(ZooNetwork, EqualsTheReferenceTable) {
 }
 
 const std::vector<std::string> kZooNames{
-    "alex_net",     "zfnet",        "vgg_net",      "vgg19_net",   "googlenet",   "resnet50",
-    "resnet152",    "mobilenet",    "mlp_s",        "mlp_m",       "mlp_l",       "lstm_gnmt",
-    "lstm_phoneme", "lstm_showtell", "alex_net_bp", "vgg_net_bp",  "googlenet_bp", "resnet50_bp",
-    "mobilenet_bp", "mlp_l_bp",     "lstm_gnmt_bp", "zfnet_bp"};
+    "alex_net",     "zfnet",         "vgg_net",      "vgg19_net",  "googlenet",    "resnet50",
+    "resnet152",    "mobilenet",     "mlp_s",        "mlp_m",      "mlp_l",        "lstm_gnmt",
+    "lstm_phoneme", "lstm_showtell", "alex_net_bp",  "vgg_net_bp", "googlenet_bp", "resnet50_bp",
+    "mobilenet_bp", "mlp_l_bp",      "lstm_gnmt_bp", "zfnet_bp"};
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooNetwork, ::testing::ValuesIn(kZooNames),
                          [](const auto& test_info) { return test_info.param; });
@@ -196,8 +196,8 @@ TEST(NetworkJson, ChannelMismatchNamesTheLayerField) {
 TEST(NetworkJson, FactoryErrorsGetThePath) {
   TempDir dir;
   // A back-propagation window larger than its output (PoolingBack's sifm would be empty).
-  const std::string msg = load_error(
-      dir, network_text(R"({"name": "pb", "type": "PoolingBack", "nofm": 3, "sofm": 2,
+  const std::string msg =
+      load_error(dir, network_text(R"({"name": "pb", "type": "PoolingBack", "nofm": 3, "sofm": 2,
                             "sreg": 3})"));
   EXPECT_NE(msg.find("net.json: layers[0].sreg: window [3, 3] is larger than sofm [2, 2]"),
             std::string::npos)
@@ -246,8 +246,9 @@ TEST(NetworkJson, WrongTypes) {
                                             "sofm": [8, 8, 8], "sfil": 3})"))
                 .find(": layers[0].sofm: must be a positive integer or [h, w], got [8,8,8]"),
             std::string::npos);
-  EXPECT_NE(load_error(dir, network_text(R"(7)")).find(": layers[0]: must be an object, got an "
-                                                       "integer"),
+  EXPECT_NE(load_error(dir, network_text(R"(7)"))
+                .find(": layers[0]: must be an object, got an "
+                      "integer"),
             std::string::npos);
   EXPECT_NE(load_error(dir, R"({"name": "x", "source": "s", "input": {"nofm": 3, "sofm": 8},
                                "layers": {}})")
@@ -299,8 +300,8 @@ TEST(NetworkJson, PrevsErrors) {
 
 TEST(NetworkJson, DuplicateLayerName) {
   TempDir dir;
-  const std::string msg = load_error(
-      dir, network_text(R"({"name": "c", "type": "Conv", "nifm": 3, "nofm": 3, "sofm": 8,
+  const std::string msg =
+      load_error(dir, network_text(R"({"name": "c", "type": "Conv", "nifm": 3, "nofm": 3, "sofm": 8,
                             "sfil": 1},
                            {"name": "c", "type": "Conv", "nifm": 3, "nofm": 3, "sofm": 8,
                             "sfil": 1})"));

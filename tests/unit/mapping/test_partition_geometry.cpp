@@ -48,15 +48,15 @@ TEST(GenPartition, NaiveGivesOneSchemePerLayer) {
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].pdims[ParallelDim::Ofmp], (PhyDim2{4, 4}));
   EXPECT_EQ(parts[0].order, (std::array<ParallelDim, 4>{ParallelDim::Outp, ParallelDim::Batp,
-                                                         ParallelDim::Inpp, ParallelDim::Ofmp}));
+                                                        ParallelDim::Inpp, ParallelDim::Ofmp}));
   const auto fparts = gen_partition(fc2, 16, {4, 4}, naive);
   ASSERT_EQ(fparts.size(), 1u);
   EXPECT_EQ(fparts[0].pdims[ParallelDim::Outp], (PhyDim2{4, 4}));
   EXPECT_EQ(fparts[0].order, (std::array<ParallelDim, 4>{ParallelDim::Ofmp, ParallelDim::Batp,
-                                                          ParallelDim::Inpp, ParallelDim::Outp}));
-  EXPECT_EQ(gen_partition(model::make_pooling(48, {27, 27}, {3, 3}, {2, 2}), 16, {4, 4}, naive)
-                .size(),
-            1u);
+                                                         ParallelDim::Inpp, ParallelDim::Outp}));
+  EXPECT_EQ(
+      gen_partition(model::make_pooling(48, {27, 27}, {3, 3}, {2, 2}), 16, {4, 4}, naive).size(),
+      1u);
 }
 
 TEST(GenPartition, HybridCountsOfTheSpecExample) {
@@ -93,9 +93,9 @@ TEST(GenPartition, GuaranteedFallback) {
 
 TEST(PartitionGeometry, GenPidxOrderAndCoordinate) {
   // §11.16: gen_pidx iterates paes in enum order; coordinate composes levels in `order`.
-  const auto p = make_part({ParallelDim::Batp, ParallelDim::Outp, ParallelDim::Ofmp,
-                            ParallelDim::Inpp},
-                           {2, 1}, {1, 2}, {2, 2}, {1, 1});
+  const auto p =
+      make_part({ParallelDim::Batp, ParallelDim::Outp, ParallelDim::Ofmp, ParallelDim::Inpp},
+                {2, 1}, {1, 2}, {2, 2}, {1, 1});
   const auto idx = gen_pidx(p);
   ASSERT_EQ(idx.size(), 16u);
   EXPECT_EQ(idx[1][ParallelDim::Batp], (PhyDim2{0, 1}));  // BATP varies before OUTP
@@ -145,9 +145,9 @@ TEST(PartitionGeometry, ProjectionExamples) {
 
 TEST(PartitionGeometry, NeighborDistance) {
   const auto region = NodeRegion::rectangle({4, 4}, {0, 0}, RegionType::Proc);
-  const auto p = make_part({ParallelDim::Batp, ParallelDim::Outp, ParallelDim::Ofmp,
-                            ParallelDim::Inpp},
-                           {2, 1}, {1, 2}, {2, 2}, {1, 1});
+  const auto p =
+      make_part({ParallelDim::Batp, ParallelDim::Outp, ParallelDim::Ofmp, ParallelDim::Inpp},
+                {2, 1}, {1, 2}, {2, 2}, {1, 1});
   constexpr double inf = std::numeric_limits<double>::infinity();
   // OFMP (1,2) is the third level (below BATP (2,2) and OUTP (2,1)): w neighbours 1 apart.
   EXPECT_EQ(part_neighbor_dist(p, region, ParallelDim::Ofmp), (Dist2{inf, 1}));
@@ -165,8 +165,8 @@ TEST(PartitionGeometry, NeighborDistancesMatchADirectSearchOnFoldedRegions) {
   const auto dram = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
   int checked = 0;
   for (const NodeRegion& region : {stripes[0], stripes[1], chip, dram}) {
-    for (const auto& part : gen_partition(model::make_conv(64, 64, {28, 28}, {3, 3}), 8,
-                                          region.dim, hybrid_opts(), false)) {
+    for (const auto& part : gen_partition(model::make_conv(64, 64, {28, 28}, {3, 3}), 8, region.dim,
+                                          hybrid_opts(), false)) {
       const auto all = part_neighbor_dists(part, region);
       const auto pidxs = gen_pidx(part);
       for (ParallelDim pae : all_values<ParallelDim>()) {
@@ -220,7 +220,8 @@ TEST(DataLayout, MstWeightMatchesKruskal) {
       std::int64_t to_src = std::numeric_limits<std::int64_t>::max();
       for (const auto& s : sources) to_src = std::min(to_src, nodes[i].hop_dist(s));
       edges.push_back({to_src, 0, i + 1});
-      for (std::size_t j = 0; j < i; ++j) edges.push_back({nodes[i].hop_dist(nodes[j]), j + 1, i + 1});
+      for (std::size_t j = 0; j < i; ++j)
+        edges.push_back({nodes[i].hop_dist(nodes[j]), j + 1, i + 1});
     }
     std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.w < y.w; });
     std::vector<std::size_t> root(nodes.size() + 1);

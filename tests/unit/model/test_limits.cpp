@@ -40,19 +40,31 @@ TEST(Limits, LayerDimensionsThatOverflowedAreRefused) {
   // nofm = 2^63-1 and an FC filter of 2^31 ended in "internal error" (pipeline_segment.cpp).
   EXPECT_EQ(error_of([] { make_fc(192, kInt64Max); }),
             "nofm: must be positive and at most 1048576, got 9223372036854775807");
-  EXPECT_EQ(error_of([] { make_fc(3, 8, {std::int64_t{1} << 31, std::int64_t{1} << 31}); }),
+  EXPECT_EQ(error_of([] {
+              make_fc(3, 8, {std::int64_t{1} << 31, std::int64_t{1} << 31});
+            }),
             "sfil: must be positive and at most 4096, got [2147483648, 2147483648]");
-  EXPECT_EQ(error_of([] { make_conv(3, 8, {70000, 1}, {3, 3}); }),
+  EXPECT_EQ(error_of([] {
+              make_conv(3, 8, {70000, 1}, {3, 3});
+            }),
             "sofm: must be positive and at most 65536, got [70000, 1]");
   // Each dimension within its limit, the product of them not: checked, not wrapped.
-  EXPECT_EQ(error_of([] { make_conv(65536, 65536, {64, 64}, {3, 3}); }),
+  EXPECT_EQ(error_of([] {
+              make_conv(65536, 65536, {64, 64}, {3, 3});
+            }),
             "MACs: the layer's MACs per sample exceed the limit 68719476736 (model/limits.hpp)");
-  EXPECT_EQ(error_of([] { make_fc(1 << 20, 1 << 20, {1, 1}); }),
+  EXPECT_EQ(error_of([] {
+              make_fc(1 << 20, 1 << 20, {1, 1});
+            }),
             "MACs: the layer's MACs per sample exceed the limit 68719476736 (model/limits.hpp)");
   // The derived sifm is bounded too (a large stride inflates it without MACs).
-  EXPECT_EQ(error_of([] { make_conv(1, 1, {4096, 1}, {1, 1}, {4096, 1}); }),
+  EXPECT_EQ(error_of([] {
+              make_conv(1, 1, {4096, 1}, {1, 1}, {4096, 1});
+            }),
             "sifm: must be positive and at most 65536, got [16773121, 1]");
-  EXPECT_EQ(error_of([] { make_local_region(1 << 20, {1, 1}, 1, {1, 1}, 2); }),
+  EXPECT_EQ(error_of([] {
+              make_local_region(1 << 20, {1, 1}, 1, {1, 1}, 2);
+            }),
             "nifm: must be positive and at most 1048576, got 2097152");
   // At the limits, the sizes the cost model forms for the largest batch fit an int64.
   const Layer big = make_conv(1024, 1024, {256, 256}, {1, 1});

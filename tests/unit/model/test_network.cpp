@@ -21,8 +21,8 @@ TEST(Network, DefaultPrevIsTheLastAddedLayer) {
   EXPECT_TRUE(n.nexts(2).empty());
   EXPECT_EQ(n.firsts(), (std::vector<std::size_t>{0}));
   EXPECT_EQ(n.lasts(), (std::vector<std::size_t>{2}));
-  EXPECT_EQ(n.total_ops(2), 2 * (n.layer(0).total_ops() + n.layer(1).total_ops() +
-                                 n.layer(2).total_ops()));
+  EXPECT_EQ(n.total_ops(2),
+            2 * (n.layer(0).total_ops() + n.layer(1).total_ops() + n.layer(2).total_ops()));
 }
 
 TEST(Network, ConcatenatesPrevsAndAcceptsExternals) {

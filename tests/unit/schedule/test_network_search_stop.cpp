@@ -187,8 +187,8 @@ TEST(ExhaustiveCounts, OneLayerMatchesBruteForce) {
   std::int64_t evaluated = 0;
   std::int64_t valid = 0;
   std::vector<cost::NestedLoopDesc> seen;
-  for (const auto& part : mapping::gen_partition(p.layer, p.batch, p.resource.proc_region.dim,
-                                                 p.options, true)) {
+  for (const auto& part :
+       mapping::gen_partition(p.layer, p.batch, p.resource.proc_region.dim, p.options, true)) {
     const auto setup = pricing::setup_partition(p, part);
     for (const auto& nld : setup.map.nlds) {
       if (std::find(seen.begin(), seen.end(), nld) != seen.end()) continue;

@@ -64,7 +64,7 @@ inline pricing::LayerProblem problem_of(const nlohmann::json& rec) {
 struct GoldenLayer {
   std::string id;
   pricing::LayerProblem problem;
-  double b_cost = 0;  // B's optimum (cmp_keys[0][0], goal e)
+  double b_cost = 0;   // B's optimum (cmp_keys[0][0], goal e)
   nlohmann::json top;  // the reference's best schedule
 };
 
@@ -89,19 +89,17 @@ inline std::vector<GoldenLayer> golden_layers(const std::vector<std::string>& id
 
 /// Single-node goal-e records (no analytical solver, no constraint), spread over layer kinds.
 inline const std::vector<std::string>& golden_ids() {
-  static const std::vector<std::string> ids{"ls-case-0001", "ls-case-0011", "ls-case-0014",
-                                            "ls-case-0020", "ls-case-0024", "ls-case-0033",
-                                            "ls-case-0037", "ls-case-0045", "ls-case-0065",
-                                            "ls-case-0069"};
+  static const std::vector<std::string> ids{
+      "ls-case-0001", "ls-case-0011", "ls-case-0014", "ls-case-0020", "ls-case-0024",
+      "ls-case-0033", "ls-case-0037", "ls-case-0045", "ls-case-0065", "ls-case-0069"};
   return ids;
 }
 
 /// Multi-node goal-e records (no analytical solver, no constraint): larger spaces.
 inline const std::vector<std::string>& golden_multi_node_ids() {
-  static const std::vector<std::string> ids{"ls-case-0078", "ls-case-0084", "ls-case-0086",
-                                            "ls-case-0091", "ls-case-0096", "ls-case-0098",
-                                            "ls-case-0111", "ls-case-0117", "ls-case-0120",
-                                            "ls-case-0133"};
+  static const std::vector<std::string> ids{
+      "ls-case-0078", "ls-case-0084", "ls-case-0086", "ls-case-0091", "ls-case-0096",
+      "ls-case-0098", "ls-case-0111", "ls-case-0117", "ls-case-0120", "ls-case-0133"};
   return ids;
 }
 

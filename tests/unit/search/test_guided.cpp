@@ -138,9 +138,8 @@ TEST(Guided, CoveringASmallSpaceFindsBsOptimumExactly) {
 
 // The comparison protocol of docs/baselines.md: fixed layers x seeds 1..5, equal budgets.
 TEST(Guided, BeatsRandomSamplingAtEqualEvaluationBudget) {
-  const std::vector<std::string> ids{"ls-case-0033", "ls-case-0037", "ls-case-0078",
-                                     "ls-case-0086", "ls-case-0096", "ls-case-0098",
-                                     "ls-case-0133"};
+  const std::vector<std::string> ids{"ls-case-0033", "ls-case-0037", "ls-case-0078", "ls-case-0086",
+                                     "ls-case-0096", "ls-case-0098", "ls-case-0133"};
   constexpr std::int64_t kBudget = 300;
   int m_wins = 0, r_wins = 0;
   double log_ratio_sum = 0;  // Σ ln(M / R)
@@ -188,16 +187,16 @@ TEST(Guided, DISABLED_ReportRandomVersusGuided) {
   const char* env = std::getenv("KAPLA_REPORT_BUDGET");
   const std::int64_t budget = env ? std::atoll(env) : 300;
   const char* sur = std::getenv("KAPLA_REPORT_SURROGATE");
-  std::printf("%-14s %12s %8s | %9s %9s %9s | valid%% R/M\n", "layer", "space", "budget",
-              "R/B", "M/B", "M+s/B");
+  std::printf("%-14s %12s %8s | %9s %9s %9s | valid%% R/M\n", "layer", "space", "budget", "R/B",
+              "M/B", "M+s/B");
   const char* set = std::getenv("KAPLA_REPORT_SET");
   const bool multi = set != nullptr && std::string(set) == "multi";
   auto knob = [](const char* name, double dflt) {
     const char* v = std::getenv(name);
     return v ? std::atof(v) : dflt;
   };
-  for (const auto& g : testing::golden_layers(multi ? testing::golden_multi_node_ids()
-                                                    : testing::golden_ids())) {
+  for (const auto& g :
+       testing::golden_layers(multi ? testing::golden_multi_node_ids() : testing::golden_ids())) {
     double rs = 0, ms = 0, ss = 0, vr = 0, vm = 0;
     std::uint64_t size = 0;
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {

@@ -124,8 +124,8 @@ TEST(SchemeSpace, OfProblemUsesBsPartitionsAndContainsBsOptimum) {
     SCOPED_TRACE(g.id);
     const auto& p = g.problem;
     const auto space = SchemeSpace::of_problem(p);
-    EXPECT_EQ(space.partitions(), mapping::gen_partition(p.layer, p.batch,
-                                                         p.resource.proc_region.dim, p.options));
+    EXPECT_EQ(space.partitions(),
+              mapping::gen_partition(p.layer, p.batch, p.resource.proc_region.dim, p.options));
     const auto fixed = io::golden::parse_fixed_scheme(g.top.at("fixed_scheme"));
     SchemePoint opt;
     for (std::size_t i = 0; i < space.partitions().size(); ++i)

@@ -93,9 +93,8 @@ TEST(SystolicHardware, BackPropNetworkIsRefusedInOneLineNamingTheLayer) {
 // ---- The one fixed-scheme evaluator on the reference's systolic records -------------------
 
 TEST(SystolicFixedScheme, EveryGoldenRecordThroughSetupPartition) {
-  const auto recs =
-      golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) +
-                         "/golden/kapla/scheme_evals_systolic.jsonl");
+  const auto recs = golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) +
+                                       "/golden/kapla/scheme_evals_systolic.jsonl");
   ASSERT_EQ(recs.size(), 168u);
   int valid = 0;
   for (const auto& rec : recs) {
@@ -156,8 +155,9 @@ pricing::LayerProblem edge_problem(const model::Layer& layer, std::int64_t batch
   p.resource = schedule::build_resource(hw);
   p.costs = hw.costs;
   p.options = model::kapla_option_preset("inference");
-  p.ifmap_layout = mapping::input_layouts(layer.nifm, layer.sifm, batch, p.resource.src_data_region,
-                                          p.options).front();
+  p.ifmap_layout =
+      mapping::input_layouts(layer.nifm, layer.sifm, batch, p.resource.src_data_region, p.options)
+          .front();
   return p;
 }
 
@@ -221,8 +221,8 @@ TEST(SystolicDirectives, ReplicationOfEveryNestMatchesItsLoopCounts) {
   const auto& g = setup.map.geometry;
   ASSERT_EQ(setup.map.nlds.size(), 9u);  // channelwise: one nest per replication split
   for (std::size_t i = 0; i < setup.map.nlds.size(); ++i) {
-    const auto r = kapla::systolic_replication(setup.pl.p_layer, setup.pl.p_batch, g,
-                                                   static_cast<int>(i));
+    const auto r =
+        kapla::systolic_replication(setup.pl.p_layer, setup.pl.p_batch, g, static_cast<int>(i));
     const auto& lc = setup.map.nlds[i].loopcnt;
     EXPECT_EQ(lc[LoopDim::Ofm], (g.fold.w + r.ofmaps - 1) / r.ofmaps) << i;
     EXPECT_EQ(lc[LoopDim::Bat], (4 + r.batches - 1) / r.batches * g.fold.h) << i;

@@ -82,7 +82,8 @@ class FakeRunner final : public TupleRunner {
       l.partition = "OUTP=(2,2) OFMP=(1,1)";
       l.blocking = std::to_string(i).insert(0, "b");
       l.orders = "N,C,K";
-      for (std::size_t k = 0; k < l.energy_parts.size(); ++k) r.energy_parts[k] += l.energy_parts[k];
+      for (std::size_t k = 0; k < l.energy_parts.size(); ++k)
+        r.energy_parts[k] += l.energy_parts[k];
       r.energy += l.energy;
       r.time += l.time;
       r.layers.push_back(l);
@@ -103,7 +104,8 @@ class FakeRunner final : public TupleRunner {
     r.stats.valid = r.stats.evaluated / 2;
     r.stats.pruned = r.stats.evaluated / 3;
     if (t.strategy == "random" || t.strategy == "guided") {
-      for (int i = 1; i <= 4; ++i) r.stats.curve.push_back({i * 10, 0.001 * i, r.total_cost * (1 + 1.0 / i)});
+      for (int i = 1; i <= 4; ++i)
+        r.stats.curve.push_back({i * 10, 0.001 * i, r.total_cost * (1 + 1.0 / i)});
     }
     r.resolved = {{"hardware.name", t.hardware}, {"options.opt_goal", "e"}};
     return r;

@@ -38,11 +38,13 @@ TEST(local_communicator, runs_every_task_once_in_order_and_stops) {
   EXPECT_EQ(comm->rank(), 0);
   EXPECT_EQ(comm->size(), 1);
   std::vector<std::size_t> seen;
-  comm->for_each_task({2, 0, 1}, [&](std::size_t t) { seen.push_back(t); }, nullptr, nullptr);
+  comm->for_each_task(
+      {2, 0, 1}, [&](std::size_t t) { seen.push_back(t); }, nullptr, nullptr);
   EXPECT_EQ(seen, (std::vector<std::size_t>{2, 0, 1}));
   seen.clear();
-  comm->for_each_task({2, 0, 1}, [&](std::size_t t) { seen.push_back(t); },
-                      [&] { return seen.size() == 2; }, nullptr);
+  comm->for_each_task(
+      {2, 0, 1}, [&](std::size_t t) { seen.push_back(t); }, [&] { return seen.size() == 2; },
+      nullptr);
   EXPECT_EQ(seen.size(), 2u);
   EXPECT_EQ(comm->gather("x"), std::vector<std::string>{"x"});
   EXPECT_EQ(comm->max(3), 3);

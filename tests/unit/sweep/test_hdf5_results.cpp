@@ -1,12 +1,12 @@
 // HDF5 results: write -> read round trip, crash-safe sink, refusal of corrupt/foreign files.
-#include <gtest/gtest.h>
 #include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <hdf5.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -170,7 +170,8 @@ TEST_F(Hdf5Results, refuses_foreign_and_corrupt_files) {
   EXPECT_THAT(error_of([&] { read_results_file(dir_ / "text.h5"); }), HasSubstr("not an HDF5"));
   // HDF5 without the schema attribute.
   {
-    const hid_t f = H5Fcreate((dir_ / "foreign.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t f =
+        H5Fcreate((dir_ / "foreign.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     H5Fclose(f);
   }
   EXPECT_THAT(error_of([&] { read_results_file(dir_ / "foreign.h5"); }),
@@ -245,8 +246,9 @@ TEST_F(Hdf5Results, sink_writes_parts_then_merges_them) {
   EXPECT_FALSE(fs::exists(Hdf5Sink::parts_dir(out)));
   const auto rf = read_results_file(out);
   ASSERT_EQ(rf.records.size(), 3u);
-  EXPECT_TRUE(std::is_sorted(rf.records.begin(), rf.records.end(),
-                             [](const auto& a, const auto& b) { return a.tuple.key() < b.tuple.key(); }));
+  EXPECT_TRUE(
+      std::is_sorted(rf.records.begin(), rf.records.end(),
+                     [](const auto& a, const auto& b) { return a.tuple.key() < b.tuple.key(); }));
   Hdf5Sink again(out, info());
   EXPECT_EQ(again.existing_keys().size(), 3u);
   again.write(recs[3]);
@@ -318,8 +320,7 @@ TEST_F(Hdf5Results, expected_tuples_round_trip_and_merge_in_first_seen_order) {
   b.info = info();
   b.info.expected = expected_of({"n1", "n3"});
   const auto merged = merge_results({back, b});
-  EXPECT_EQ(keys_of(merged.info.expected),
-            keys_of(expected_of({"n2", "n1", "n3"})));
+  EXPECT_EQ(keys_of(merged.info.expected), keys_of(expected_of({"n2", "n1", "n3"})));
 }
 
 fs::path schema2_file() { return fs::path(KAPLA_TEST_DATA_DIR) / "results" / "schema2_mlp_s.h5"; }

@@ -1,6 +1,6 @@
 // Job file parsing: valid files, and one-line "FILE: FIELD: reason" errors.
-#include <gtest/gtest.h>
 #include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 
@@ -73,7 +73,7 @@ TEST(job_json, strategies_carry_their_registry_letter_and_a_label_outside_the_ke
       {"name": "random", "params": {"victory_condition": 10, "max_evaluations": 5}},
       {"name": "kapla", "params": {"refinement": "paper", "fallback": false}},
       {"name": "B", "params": {}}]})",
-                                  "jobs/k.json");
+                                "jobs/k.json");
   std::vector<std::string> labels;
   for (const auto& s : k.strategies) labels.push_back(s.letter + " " + s.label);
   EXPECT_EQ(labels, (std::vector<std::string>{"S S", "R R[max_evaluations=5,victory_condition=10]",
@@ -136,7 +136,8 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"fast\"", "jobs/x.json: options.opt_goal"},
       {"\"batch\": 64", "\"batch\": 0", "jobs/x.json: hardware[0].batch"},
       {"\"batch\": 64", "\"batchsize\": 64", "jobs/x.json: hardware[0].batchsize"},
-      {"\"max_evaluations\": 100}", "\"max_evaluations\": 100}, \"extra\": 1", "jobs/x.json: strategies[1].extra"},
+      {"\"max_evaluations\": 100}", "\"max_evaluations\": 100}, \"extra\": 1",
+       "jobs/x.json: strategies[1].extra"},
       {"\"output\": \"results/t.h5\"", "\"output\": 3", "jobs/x.json: output"},
       {"\"output\": \"results/t.h5\"", "\"output\": \"\"", "jobs/x.json: output"},
       {"[\"mlp_s\", \"lstm_phoneme\"]", "[]", "jobs/x.json: networks"},
@@ -151,10 +152,13 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
        "jobs/x.json: hardware[0].batch: must be positive and at most 1048576"},
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"ntops\": 1099511627776",
        "jobs/x.json: options.ntops: is too large"},
-      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"layer_pipeline_max_degree\": 9223372036854775807",
-       "jobs/x.json: options.layer_pipeline_max_degree: must be a non-negative number at most 1e+10"},
+      {"\"opt_goal\": \"ed\"",
+       "\"opt_goal\": \"ed\", \"layer_pipeline_max_degree\": 9223372036854775807",
+       "jobs/x.json: options.layer_pipeline_max_degree: must be a non-negative number at most "
+       "1e+10"},
       {"\"max_evaluations\": 100", "\"max_evaluations\": 100, \"max_seconds\": 1e300",
-       "jobs/x.json: strategies[1].params.max_seconds: must be a non-negative number at most 1e+08"},
+       "jobs/x.json: strategies[1].params.max_seconds: must be a non-negative number at most "
+       "1e+08"},
       {"\"name\": \"t\",", "", "jobs/x.json: name: missing"},
       {"[false, true, true]", "[false, true]", "jobs/x.json: options.sw_gbuf_bypass"},
       {"\"seeds\": [1, 7],", "\"seeds\": [1, 7],,", "jobs/x.json: line"},
@@ -211,7 +215,8 @@ TEST(job_json, old_default_results_are_not_reused_under_the_new_default) {
   // and equal a job that states the old default explicitly (so it still resumes).
   auto job = [](const std::string& options) {
     return std::string(R"({"name": "t", "networks": ["mlp_s"], "hardware": ["edge"], "batch": 1,
-      "strategies": ["exhaustive"], )") + options + R"("output": "r.h5"})";
+      "strategies": ["exhaustive"], )") +
+           options + R"("output": "r.h5"})";
   };
   const auto now = parse_job_text(job(""), "now").fingerprint;
   const auto old_default =

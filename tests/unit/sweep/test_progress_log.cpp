@@ -44,7 +44,8 @@ TEST(progress_log, line_format) {
 TEST(progress_log, rate_limited_per_finished_tuple_with_a_heartbeat) {
   std::ostringstream out;
   double now = 0;
-  ProgressLog log(out, [&] { return at(now); }, 10, 60);
+  ProgressLog log(
+      out, [&] { return at(now); }, 10, 60);
   ProgressState s;
   s.total = 100;
   auto step = [&](double t, std::size_t done) {
@@ -53,15 +54,15 @@ TEST(progress_log, rate_limited_per_finished_tuple_with_a_heartbeat) {
     s.elapsed_seconds = t;
     log.update(s);
   };
-  step(0, 0);    // first: a line
-  step(1, 1);    // a tuple finished 1 s later: too soon
-  step(5, 2);    // too soon
-  step(11, 3);   // >= 10 s and changed: a line
-  step(15, 3);   // nothing changed
-  step(30, 3);   // nothing changed, < 60 s
-  step(71, 3);   // heartbeat (60 s since the last line)
-  step(72, 4);   // changed but 1 s after the heartbeat
-  step(90, 5);   // a line
+  step(0, 0);   // first: a line
+  step(1, 1);   // a tuple finished 1 s later: too soon
+  step(5, 2);   // too soon
+  step(11, 3);  // >= 10 s and changed: a line
+  step(15, 3);  // nothing changed
+  step(30, 3);  // nothing changed, < 60 s
+  step(71, 3);  // heartbeat (60 s since the last line)
+  step(72, 4);  // changed but 1 s after the heartbeat
+  step(90, 5);  // a line
   const auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 4u) << out.str();
   EXPECT_NE(lines[0].find("12:00:00.000Z] sweep: 0/100 tuples done"), std::string::npos);

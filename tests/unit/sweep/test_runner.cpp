@@ -70,8 +70,7 @@ TEST(run_sweep, records_every_tuple_once) {
   EXPECT_FALSE(summary.interrupted);
   ASSERT_EQ(summary.ranks.size(), 1u);
   EXPECT_EQ(sink.records.at("throw:edge:exhaustive:b1:s1").result.status, TupleStatus::Failed);
-  EXPECT_EQ(sink.records.at("nosol:edge:exhaustive:b1:s1").result.status,
-            TupleStatus::NoSolution);
+  EXPECT_EQ(sink.records.at("nosol:edge:exhaustive:b1:s1").result.status, TupleStatus::NoSolution);
   const auto& ok = sink.records.at("a:cloud:random:b64:s1");
   EXPECT_EQ(ok.result.status, TupleStatus::Ok);
   EXPECT_EQ(ok.search_seed, tuple_seed(ok.tuple));

@@ -104,8 +104,8 @@ TEST(sweep_strategy_runner, seed_reaches_random_and_guided) {
     ASSERT_EQ(a.status, TupleStatus::Ok) << s << ": " << a.message;
     EXPECT_TRUE(same_search(a, a2)) << s << ": same seed, different results";
     EXPECT_FALSE(same_search(a, b)) << s << ": seeds 1 and 2 gave identical results";
-    EXPECT_EQ(resolved(a, "strategy.seed"), std::to_string(tuple_seed(
-                                                 tuple("mlp_s", "edge", 1, s, 1, {}, "{}"))));
+    EXPECT_EQ(resolved(a, "strategy.seed"),
+              std::to_string(tuple_seed(tuple("mlp_s", "edge", 1, s, 1, {}, "{}"))));
     EXPECT_EQ(resolved(a, "strategy.max_evaluations"), "40");
   }
 }

@@ -10,7 +10,8 @@ namespace kapla::search::kapla {
 namespace {
 
 bool has_tensor(const DirectiveSchedule& s, DataCategory d) {
-  return !(d == DataCategory::Fil && (s.kind == KindClass::Local || s.kind == KindClass::LocalBackH));
+  return !(d == DataCategory::Fil &&
+           (s.kind == KindClass::Local || s.kind == KindClass::LocalBackH));
 }
 
 bool touches(const DirectiveSchedule& s, const std::array<DimStep, 2>& p, int n, DataCategory d) {
@@ -100,7 +101,8 @@ Estimate estimate(const DirectiveSchedule& s, const model::UnitCosts& costs) {
   double nodes = 1, pes = 1;
   for (const auto& st : s.gbuf.stacks) nodes *= static_cast<double>(st.repl);
   for (const auto& st : s.regf.stacks) pes *= static_cast<double>(st.repl);
-  const double iters = product_counts(s.regf) * product_counts(s.gbuf) * static_cast<double>(s.regf_ops_iter);
+  const double iters =
+      product_counts(s.regf) * product_counts(s.gbuf) * static_cast<double>(s.regf_ops_iter);
   for (auto d : all_values<DataCategory>()) {
     if (!has_tensor(s, d)) continue;
     const bool rw = d == s.rw_data;

@@ -70,7 +70,8 @@ class FakeOracle final : public LayerOracle {
         for (auto l : all_values<LoopDim>()) {
           if (n.data_loops[d].contains(l)) continue;
           const int start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
-          for (int k = 0; k < start; ++k) f *= static_cast<double>(t[static_cast<std::size_t>(k)][l]);
+          for (int k = 0; k < start; ++k)
+            f *= static_cast<double>(t[static_cast<std::size_t>(k)][l]);
         }
         fetch[bl] = d == DataCategory::Ofm ? 2 * f - 1 : f;
       }

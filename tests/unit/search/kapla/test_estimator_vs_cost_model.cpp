@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "estimator.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/part_layer.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/directive_builder.hpp"
-#include "estimator.hpp"
 #include "search/kapla/exhaustive.hpp"
 
 namespace kapla::search::kapla {
@@ -43,8 +43,10 @@ pricing::LayerProblem micro_problem(const model::Layer& layer, PhyDim2 nodes) {
   hw.regf_bytes = 64;
   hw.array_bus_width_bits = 128;
   hw.dram_bandwidth_bytes_per_cycle = 51.2;
-  hw.costs = {9.984e-13, {{4.0189027539954336e-10, 2.832545e-12, 1.6416e-12, 9.40885e-14}},
-              9.76e-12, 1.2728688e-09};
+  hw.costs = {9.984e-13,
+              {{4.0189027539954336e-10, 2.832545e-12, 1.6416e-12, 9.40885e-14}},
+              9.76e-12,
+              1.2728688e-09};
   model::SearchOptions o;
   o.hw_gbuf_sharing = true;
   o.partition_hybrid = o.partition_batch = o.partition_ifmaps = true;
@@ -166,9 +168,9 @@ struct Agreement {
   double median_ratio = 0;  // median of (a)/(b)
   double min_ratio = 0;
   double max_ratio = 0;
-  bool pick_is_best = false;       // the estimator's argmin is also (b)'s minimum
-  double pick_percentile = 0;      // share of sampled schemes strictly better than the pick under (b)
-  double pick_over_best = 0;       // (b) of the pick / min (b)
+  bool pick_is_best = false;   // the estimator's argmin is also (b)'s minimum
+  double pick_percentile = 0;  // share of sampled schemes strictly better than the pick under (b)
+  double pick_over_best = 0;   // (b) of the pick / min (b)
   double pick_total_percentile = 0;  // the same percentile under the full cost
   double pick_total_over_best = 0;   // full cost of the pick / min full cost
 };
@@ -197,7 +199,8 @@ Agreement measure(const std::vector<PricedPair>& pairs, std::int64_t candidates)
   a.median_ratio = sorted[sorted.size() / 2];
   a.min_ratio = sorted.front();
   a.max_ratio = sorted.back();
-  const auto pick = static_cast<std::size_t>(std::min_element(est.begin(), est.end()) - est.begin());
+  const auto pick =
+      static_cast<std::size_t>(std::min_element(est.begin(), est.end()) - est.begin());
   std::tie(a.pick_percentile, a.pick_over_best) = rank_of(cm, pick);
   a.pick_is_best = a.pick_over_best == 1;
   std::tie(a.pick_total_percentile, a.pick_total_over_best) = rank_of(total, pick);
@@ -211,7 +214,7 @@ struct Case {
   model::Layer layer;
   PhyDim2 nodes;
   double min_spearman;
-  double max_pick_percentile;  // the estimator's pick among the best this % under (b)
+  double max_pick_percentile;   // the estimator's pick among the best this % under (b)
   double median_lo, median_hi;  // bounds on the median of (a)/(b)
   double ratio_lo, ratio_hi;    // bounds on every (a)/(b)
 };
@@ -250,13 +253,12 @@ TEST_P(EstimatorVsCostModel, RanksAndRatiosStayWhereMeasured) {
   const auto pairs = sample(micro_problem(c.layer, c.nodes), 20000, candidates);
   ASSERT_GE(pairs.size(), 20u) << c.name;
   const auto a = measure(pairs, candidates);
-  std::cout << std::setprecision(6) << "[est-vs-cost] " << c.name << ": candidates "
-            << a.candidates << ", sampled valid " << a.valid << ", spearman " << a.spearman
-            << ", (a)/(b) median " << a.median_ratio << " min " << a.min_ratio << " max "
-            << a.max_ratio << ", pick best " << (a.pick_is_best ? "yes" : "no")
-            << ", pick percentile " << a.pick_percentile << "%, pick/best " << a.pick_over_best
-            << "; full cost: pick percentile " << a.pick_total_percentile << "%, pick/best "
-            << a.pick_total_over_best << "\n";
+  std::cout << std::setprecision(6) << "[est-vs-cost] " << c.name << ": candidates " << a.candidates
+            << ", sampled valid " << a.valid << ", spearman " << a.spearman << ", (a)/(b) median "
+            << a.median_ratio << " min " << a.min_ratio << " max " << a.max_ratio << ", pick best "
+            << (a.pick_is_best ? "yes" : "no") << ", pick percentile " << a.pick_percentile
+            << "%, pick/best " << a.pick_over_best << "; full cost: pick percentile "
+            << a.pick_total_percentile << "%, pick/best " << a.pick_total_over_best << "\n";
   EXPECT_GE(a.spearman, c.min_spearman) << c.name;
   EXPECT_LE(a.pick_percentile, c.max_pick_percentile) << c.name;
   EXPECT_GE(a.median_ratio, c.median_lo) << c.name;
@@ -265,8 +267,10 @@ TEST_P(EstimatorVsCostModel, RanksAndRatiosStayWhereMeasured) {
   EXPECT_LE(a.max_ratio, c.ratio_hi) << c.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Layers, EstimatorVsCostModel, ::testing::Range(0, static_cast<int>(cases().size())),
-                         [](const auto& p) { return cases().at(static_cast<std::size_t>(p.param)).name; });
+INSTANTIATE_TEST_SUITE_P(Layers, EstimatorVsCostModel,
+                         ::testing::Range(0, static_cast<int>(cases().size())), [](const auto& p) {
+                           return cases().at(static_cast<std::size_t>(p.param)).name;
+                         });
 
 }  // namespace
 }  // namespace kapla::search::kapla

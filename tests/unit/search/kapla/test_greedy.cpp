@@ -24,7 +24,8 @@ TEST(Greedy, FillTensorStaysInsideCapacityAndDivides) {
   for (const auto& ord : loop_orders()) {
     auto fits = [](const PerLoopDim<std::int64_t>& t) {
       return t[LoopDim::Ifm] * t[LoopDim::Ofm] * 2 + t[LoopDim::Ifm] * t[LoopDim::Bat] * 3 +
-                 t[LoopDim::Ofm] * t[LoopDim::Bat] <= 200;
+                 t[LoopDim::Ofm] * t[LoopDim::Bat] <=
+             200;
     };
     const auto t = fill_tensor({{1, 1, 1}}, rem, ord, kConvLoops, DataCategory::Ofm,
                                {{1000, 2000, 3000}}, fits);
@@ -33,7 +34,8 @@ TEST(Greedy, FillTensorStaysInsideCapacityAndDivides) {
     for (auto l : all_values<LoopDim>()) EXPECT_EQ(rem[l] % (*t)[l], 0);
     // Greedy growth stops only when the innermost loop cannot grow further.
     LoopDim inner = LoopDim::Ifm;
-    for (auto l : all_values<LoopDim>()) if (ord[l] == 0) inner = l;
+    for (auto l : all_values<LoopDim>())
+      if (ord[l] == 0) inner = l;
     auto g = *t;
     if (rem[inner] / (*t)[inner] > 1) {
       g[inner] *= min_factor(rem[inner] / (*t)[inner]);
@@ -44,8 +46,9 @@ TEST(Greedy, FillTensorStaysInsideCapacityAndDivides) {
 
 TEST(Greedy, FillTensorFailsWhenStartOverflows) {
   auto never = [](const PerLoopDim<std::int64_t>&) { return false; };
-  EXPECT_FALSE(fill_tensor({{1, 1, 1}}, {{2, 2, 2}}, loop_orders()[0], kConvLoops, DataCategory::Ofm,
-                           {{1, 1, 1}}, never).has_value());
+  EXPECT_FALSE(fill_tensor({{1, 1, 1}}, {{2, 2, 2}}, loop_orders()[0], kConvLoops,
+                           DataCategory::Ofm, {{1, 1, 1}}, never)
+                   .has_value());
 }
 
 TEST(Greedy, FillStackUsesBudgetWhenDivisible) {
@@ -53,7 +56,8 @@ TEST(Greedy, FillStackUsesBudgetWhenDivisible) {
                                {LoopDim::Ofm, {true, true}, 64},
                                {LoopDim::Bat, {true, true}, 16}};
   for (const auto& ord : loop_orders()) {
-    const auto sf = fill_stack(items, {4, 8}, ord, kConvLoops, DataCategory::Ofm, {{1e4, 1e5, 1e5}});
+    const auto sf =
+        fill_stack(items, {4, 8}, ord, kConvLoops, DataCategory::Ofm, {{1e4, 1e5, 1e5}});
     EXPECT_EQ(sf.unused[0], 1);
     EXPECT_EQ(sf.unused[1], 1);
     std::int64_t w = 1, h = 1;
@@ -67,7 +71,8 @@ TEST(Greedy, FillStackLeavesBudgetWhenNothingRemains) {
   std::vector<StackItem> items{{LoopDim::Ifm, {true, true}, 1},
                                {LoopDim::Ofm, {true, true}, 1},
                                {LoopDim::Bat, {true, true}, 1}};
-  const auto sf = fill_stack(items, {2, 2}, loop_orders()[0], kConvLoops, DataCategory::Ofm, {{1, 1, 1}});
+  const auto sf =
+      fill_stack(items, {2, 2}, loop_orders()[0], kConvLoops, DataCategory::Ofm, {{1, 1, 1}});
   EXPECT_EQ(sf.unused[0] * sf.unused[1], 4);
 }
 

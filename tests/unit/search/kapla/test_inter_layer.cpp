@@ -30,8 +30,8 @@ TEST(InterLayer, ConvOccupancyGrowsWithFewerTopFactors) {
 TEST(InterLayer, SelectionKeepsBestChainAndSingles) {
   const double inf = std::numeric_limits<double>::infinity();
   // 3 layers; singles (cost 10 each), pair 0-1 (cost 5), pair 1-2 (cost 30), triple (inf).
-  std::vector<SegmentEstimate> segs{{0, 0, true, 10},  {1, 1, true, 10},  {2, 2, true, 10},
-                                    {0, 1, false, 5},  {1, 2, false, 30}, {0, 2, false, inf}};
+  std::vector<SegmentEstimate> segs{{0, 0, true, 10}, {1, 1, true, 10},  {2, 2, true, 10},
+                                    {0, 1, false, 5}, {1, 2, false, 30}, {0, 2, false, inf}};
   const auto keep = select_segments(segs, 3, 1);
   EXPECT_TRUE(keep[0] && keep[1] && keep[2]);
   EXPECT_TRUE(keep[3]);
@@ -42,10 +42,10 @@ TEST(InterLayer, SelectionKeepsBestChainAndSingles) {
 TEST(InterLayer, MarginKeepsNearTiesTheTopChainsMiss) {
   // 3 layers. Pair 0-1 (cost 1 or 1.1, two variants) makes the two best chains end with the
   // single of layer 2; pair 1-2 (chain 10 + 2 = 12 vs the best 1 + 10 = 11) is on neither.
-  std::vector<SegmentEstimate> segs{{0, 0, true, 10}, {1, 1, true, 10}, {2, 2, true, 10},
+  std::vector<SegmentEstimate> segs{{0, 0, true, 10}, {1, 1, true, 10},   {2, 2, true, 10},
                                     {0, 1, false, 1}, {0, 1, false, 1.1}, {1, 2, false, 2}};
   EXPECT_FALSE(select_segments(segs, 3, 2)[5]);
-  EXPECT_FALSE(select_segments(segs, 3, 2, 0.05)[5]);  // 12 > 11 x 1.05
+  EXPECT_FALSE(select_segments(segs, 3, 2, 0.05)[5]);   // 12 > 11 x 1.05
   const auto keep = select_segments(segs, 3, 2, 0.10);  // 12 <= 11 x 1.1
   EXPECT_TRUE(keep[5]);
   EXPECT_TRUE(keep[3] && keep[4]);

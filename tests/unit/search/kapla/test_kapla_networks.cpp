@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "paper_hardware.hpp"
 #include "schedule/run_network.hpp"
 #include "search/kapla_solver.hpp"
-#include "paper_hardware.hpp"
 #include "zoo_network.hpp"
 
 namespace kapla {
@@ -37,7 +37,16 @@ search::KaplaSolver solver_from_env() {
   if (const char* r = std::getenv("KAPLA_K_REFINE")) {
     int a = 0, b = 0, c = 0, d = 0, e = 0, f = 0;
     if (std::sscanf(r, "%d,%d,%d,%d,%d,%d", &a, &b, &c, &d, &e, &f) == 6)
-      o.refinement = {a, b, c != 0, d != 0, e != 0, f, o.refinement.screen_pairs, o.refinement.screen_placed, o.refinement.screen_open, o.refinement.descent_placed};
+      o.refinement = {a,
+                      b,
+                      c != 0,
+                      d != 0,
+                      e != 0,
+                      f,
+                      o.refinement.screen_pairs,
+                      o.refinement.screen_placed,
+                      o.refinement.screen_open,
+                      o.refinement.descent_placed};
   }
   if (const char* r = std::getenv("KAPLA_K_SCREEN")) {  // "pairs,placed,open"
     int a = 0, b = 0, c = 0;
@@ -82,8 +91,8 @@ TEST(KaplaNetworks, MlpLBpNotBelowReferenceB) {
 
 TEST(KaplaNetworks, OtherTrainingNetworks) {
   if (!std::getenv("KAPLA_NETWORK_RUNS")) GTEST_SKIP() << "set KAPLA_NETWORK_RUNS=1";
-  std::vector<std::string> names{"lstm_gnmt_bp", "alex_net_bp", "mobilenet_bp", "vgg_net_bp",
-                                 "resnet50_bp", "googlenet_bp"};
+  std::vector<std::string> names{"lstm_gnmt_bp", "alex_net_bp", "mobilenet_bp",
+                                 "vgg_net_bp",   "resnet50_bp", "googlenet_bp"};
   if (const char* only = std::getenv("KAPLA_NETWORKS")) {
     names.clear();
     std::stringstream ss(only);

@@ -26,7 +26,9 @@ pricing::LayerProblem micro_problem(const model::Layer& layer, bool rs_fold_vari
   hw.regf_bytes = 64;
   hw.array_bus_width_bits = 128;
   hw.dram_bandwidth_bytes_per_cycle = 51.2;
-  hw.costs = {9.984e-13, {{4.0189027539954336e-10, 2.832545e-12, 1.6416e-12, 9.40885e-14}}, 9.76e-12,
+  hw.costs = {9.984e-13,
+              {{4.0189027539954336e-10, 2.832545e-12, 1.6416e-12, 9.40885e-14}},
+              9.76e-12,
               1.2728688e-09};
   model::SearchOptions o;
   o.hw_gbuf_sharing = true;
@@ -38,7 +40,8 @@ pricing::LayerProblem micro_problem(const model::Layer& layer, bool rs_fold_vari
   p.resource = schedule::build_resource(hw);
   p.costs = hw.costs;
   p.options = o;
-  p.ifmap_layout = mapping::input_layouts(layer.nifm, layer.sifm, 4, p.resource.src_data_region, o).front();
+  p.ifmap_layout =
+      mapping::input_layouts(layer.nifm, layer.sifm, 4, p.resource.src_data_region, o).front();
   return p;
 }
 

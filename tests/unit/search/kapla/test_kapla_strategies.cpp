@@ -10,22 +10,23 @@
 #include "core/math.hpp"
 #include "cost/loop_blocking.hpp"
 #include "cost/loop_blocking_search.hpp"
-#include "search/kapla/layer_solver.hpp"
 #include "mapping/buffer_sharing_scheme.hpp"
 #include "mapping/data_layout_ops.hpp"
+#include "paper_hardware.hpp"
 #include "schedule/resource_builder.hpp"
 #include "search/directive_exhaustive.hpp"
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/exhaustive.hpp"
+#include "search/kapla/layer_solver.hpp"
 #include "search/kapla/memo_oracle.hpp"
 #include "search/kapla/partition_descent.hpp"
 #include "search/kapla_solver.hpp"
-#include "paper_hardware.hpp"
 
 namespace kapla::search {
 namespace {
 
-model::Hardware small_hw(PhyDim2 nodes, PhyDim2 pes, std::int64_t gbuf_bytes, std::int64_t regf_bytes) {
+model::Hardware small_hw(PhyDim2 nodes, PhyDim2 pes, std::int64_t gbuf_bytes,
+                         std::int64_t regf_bytes) {
   model::Hardware hw;
   hw.name = "test";
   hw.nodes = nodes;
@@ -57,9 +58,9 @@ pricing::LayerProblem problem(const model::Layer& layer, std::int64_t batch,
   p.resource = schedule::build_resource(hw);
   p.costs = hw.costs;
   p.options = opts;
-  p.ifmap_layout = mapping::input_layouts(layer.nifm, layer.sifm, batch, p.resource.src_data_region,
-                                          opts)
-                       .front();
+  p.ifmap_layout =
+      mapping::input_layouts(layer.nifm, layer.sifm, batch, p.resource.src_data_region, opts)
+          .front();
   return p;
 }
 
@@ -102,7 +103,7 @@ TEST(KaplaStrategies, DirectiveValidityAgreesWithTheCostModel) {
       valid += model_fits ? 1 : 0;
     }
   }
-  EXPECT_GT(valid, checked / 10);       // both outcomes are exercised
+  EXPECT_GT(valid, checked / 10);  // both outcomes are exercised
   EXPECT_LT(valid, checked - checked / 10);
 }
 
@@ -241,12 +242,14 @@ TEST(KaplaStrategies, BsSkipRulesAreNotExactUnderTheKaplaVariant) {
   const auto k = o.schedule(*sol.scheme);
   const auto m = o.map(sol.scheme->part);
   const auto& nld = m.nlds[static_cast<std::size_t>(sol.scheme->nest_index)];
-  const auto bs = mapping::make_bufshr_scheme(p.resource.proc_region, sol.scheme->part, nld.data_loops);
-  const auto b = cost::search_loop_blocking(nld, p.resource, bs, p.constraint.top_blocking(), p.options, p.costs);
+  const auto bs =
+      mapping::make_bufshr_scheme(p.resource.proc_region, sol.scheme->part, nld.data_loops);
+  const auto b = cost::search_loop_blocking(nld, p.resource, bs, p.constraint.top_blocking(),
+                                            p.options, p.costs);
   ASSERT_FALSE(b.empty());
   cost::LoopBlocking kb{sol.scheme->blocking.bl_ts, sol.scheme->blocking.bl_ords};
-  EXPECT_TRUE(cost::skip_conv(kb));                 // B never evaluates K's blocking ...
-  EXPECT_LT(k->cost_access, b[0].access_cost);      // ... although it is cheaper
+  EXPECT_TRUE(cost::skip_conv(kb));             // B never evaluates K's blocking ...
+  EXPECT_LT(k->cost_access, b[0].access_cost);  // ... although it is cheaper
 }
 
 // The paper's training hardware (16x16 nodes of 8x8 PEs, 32 KB GBUF, 64 B REGF; kapla-spec §9).
@@ -265,8 +268,9 @@ TEST(KaplaStrategies, RefinementNeverWorsensThePapersGreedy) {
   ASSERT_TRUE(a.scheme && b.scheme);
   EXPECT_LT(b.score.energy, 0.98 * a.score.energy);
   EXPECT_GE(b.stats.evaluated, a.stats.evaluated);
-  std::cout << "[refine] conv 512x512 28x28: paper " << a.score.energy << " default " << b.score.energy
-            << " partitions priced " << a.stats.partitions << " / " << b.stats.partitions << "\n";
+  std::cout << "[refine] conv 512x512 28x28: paper " << a.score.energy << " default "
+            << b.score.energy << " partitions priced " << a.stats.partitions << " / "
+            << b.stats.partitions << "\n";
 }
 
 // The exhaustive search restricted to one partition (the blocking optimum of S there).
@@ -278,7 +282,9 @@ class OnePartition final : public kapla::LayerOracle {
   PhyDim2 node_dims() const override { return in_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return one_; }
-  std::vector<kapla::NodeNest> nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
+  std::vector<kapla::NodeNest> nests(const mapping::PartitionScheme& p) const override {
+    return in_.nests(p);
+  }
   kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {
     return in_.capacity(p, n);
   }
@@ -318,12 +324,13 @@ TEST(KaplaStrategies, OnChipPriceIsTheFullPriceWithoutTheNoc) {
   EXPECT_GT(full->cost_noc, 0);
   EXPECT_NEAR(on_chip->energy, full->cost - full->cost_noc, 1e-12 * full->cost);
   EXPECT_EQ(on_chip->time, full->time);
-  std::cout << "[on-chip] full " << full->cost << " noc " << full->cost_noc << " on-chip " << on_chip->energy
-            << " time " << full->time << " / " << on_chip->time << "\n";
+  std::cout << "[on-chip] full " << full->cost << " noc " << full->cost_noc << " on-chip "
+            << on_chip->energy << " time " << full->time << " / " << on_chip->time << "\n";
 }
 
 TEST(KaplaStrategies, MemoOracleAnswersAsItsOracle) {
-  const auto p = problem(model::make_conv(32, 64, {14, 14}, {3, 3}), 8, small_hw({4, 4}, {8, 8}, 65536, 64));
+  const auto p =
+      problem(model::make_conv(32, 64, {14, 14}, {3, 3}), 8, small_hw({4, 4}, {8, 8}, 65536, 64));
   const kapla::CostOracle o(p);
   const kapla::MemoOracle m(o);
   const auto sol = kapla::solve_layer(o, {});
@@ -366,7 +373,8 @@ class VariantPriceCounter final : public kapla::OnChipPricer {
 TEST(KaplaStrategies, VariantMarginOpensTheFoldVariantsOnlyOnCloseGroups) {
   auto opts = training_options();
   opts.rs_fold_variants = true;
-  const auto p = problem(model::make_conv(32, 32, {28, 28}, {3, 3}), 4, small_hw({4, 4}, {8, 8}, 65536, 64), opts);
+  const auto p = problem(model::make_conv(32, 32, {28, 28}, {3, 3}), 4,
+                         small_hw({4, 4}, {8, 8}, 65536, 64), opts);
   const kapla::CostOracle o(p);
   const auto start = kapla::solve_layer(o, {});
   ASSERT_TRUE(start.scheme.has_value());
@@ -382,9 +390,10 @@ TEST(KaplaStrategies, VariantMarginOpensTheFoldVariantsOnlyOnCloseGroups) {
     EXPECT_FALSE(kapla::better(start.score, sol.score, so.goal));  // the screen never worsens
     return counter.variant_prices;
   };
-  const auto tied = screen(0), close = screen(0.1), every = screen(std::numeric_limits<double>::infinity());
-  std::cout << "[variant margin] variant on-chip prices: 0 -> " << tied << ", 0.1 -> " << close << ", inf -> "
-            << every << "\n";
+  const auto tied = screen(0), close = screen(0.1),
+             every = screen(std::numeric_limits<double>::infinity());
+  std::cout << "[variant margin] variant on-chip prices: 0 -> " << tied << ", 0.1 -> " << close
+            << ", inf -> " << every << "\n";
   EXPECT_GT(tied, 0);  // the leading group always gets its variants
   EXPECT_LE(tied, close);
   EXPECT_LE(close, every);

@@ -17,7 +17,8 @@ pricing::LayerProblem one_node_fc(std::int64_t gbuf_words) {
   p.layer = model::make_fc(64, 32);
   p.batch = 4;
   const auto dram = mapping::NodeRegion::rectangle({1, 1}, {0, 0}, mapping::RegionType::Dram);
-  p.resource.proc_region = mapping::NodeRegion::rectangle({1, 1}, {0, 0}, mapping::RegionType::Proc);
+  p.resource.proc_region =
+      mapping::NodeRegion::rectangle({1, 1}, {0, 0}, mapping::RegionType::Proc);
   p.resource.dram_region = p.resource.src_data_region = p.resource.dst_data_region = dram;
   p.resource.dim_array = {8, 8};
   p.resource.size_gbuf = gbuf_words;
@@ -81,8 +82,10 @@ TEST(SegmentEstimate, PartitionsAreEvenlySpacedAndDeterministic) {
   EXPECT_EQ(estimate_partitions(all, e), all);  // default: every partition
   e.partition_fraction = 0.3;
   const auto some = estimate_partitions(all, e);
-  ASSERT_EQ(some.size(), static_cast<std::size_t>(std::ceil(0.3 * static_cast<double>(all.size()))));
-  for (std::size_t i = 0; i < some.size(); ++i) EXPECT_EQ(some[i], all[i * all.size() / some.size()]);
+  ASSERT_EQ(some.size(),
+            static_cast<std::size_t>(std::ceil(0.3 * static_cast<double>(all.size()))));
+  for (std::size_t i = 0; i < some.size(); ++i)
+    EXPECT_EQ(some[i], all[i * all.size() / some.size()]);
   e.max_partitions = 2;
   EXPECT_EQ(estimate_partitions(all, e), (std::vector{all[0], all[all.size() / 2]}));
   e.partition_fraction = 0;

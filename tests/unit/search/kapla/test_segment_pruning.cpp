@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <iostream>
 
+#include "paper_hardware.hpp"
 #include "schedule/pipeline_segment.hpp"
 #include "schedule/resource_builder.hpp"
 #include "schedule/sched_dag.hpp"
 #include "search/kapla/inter_layer.hpp"
 #include "zoo_network.hpp"
-#include "paper_hardware.hpp"
 
 namespace kapla {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 model::SearchOptions inference_options() { return model::kapla_option_preset("inference"); }
 
 struct PruneCounts {
-  std::size_t schemes = 0, kept = 0;        // all (segment, constraint) pairs
+  std::size_t schemes = 0, kept = 0;          // all (segment, constraint) pairs
   std::size_t largest = 0, largest_kept = 0;  // the segment with the most constraints
 };
 
@@ -39,10 +39,15 @@ PruneCounts prune_counts(const std::string& name, double capacity_factor = 1.0) 
           const auto& lc = cs.layers[sp][tm];
           if (lc.topbat == 0) continue;  // the reference checks only pipelined constraints
           const auto& r = seg.allocation()[sp][tm];
-          search::kapla::OccupancyQuery q{&net.layer(seg.layers()[sp][tm]), 64, lc.topbat,
-                                              lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm,
-                                              r.proc_region.dim.size(), r.dim_array.size(),
-                                              r.size_gbuf, capacity_factor};
+          search::kapla::OccupancyQuery q{&net.layer(seg.layers()[sp][tm]),
+                                          64,
+                                          lc.topbat,
+                                          lc.topifm,
+                                          lc.topofm_from_layer ? 0 : lc.topofm,
+                                          r.proc_region.dim.size(),
+                                          r.dim_array.size(),
+                                          r.size_gbuf,
+                                          capacity_factor};
           ok = search::kapla::occupancy_may_fit(q);
         }
       kept += ok ? 1 : 0;

@@ -13,14 +13,14 @@
 #include <sstream>
 #include <string>
 
+#include "paper_hardware.hpp"
 #include "schedule/network_search.hpp"
 #include "schedule/resource_builder.hpp"
-#include "schedule/sched_dag.hpp"
 #include "schedule/run_network.hpp"
+#include "schedule/sched_dag.hpp"
 #include "schedule/segment_filter.hpp"
 #include "search/kapla/segment_estimate.hpp"
 #include "search/kapla_solver.hpp"
-#include "paper_hardware.hpp"
 #include "zoo_network.hpp"
 
 namespace kapla {
@@ -195,7 +195,8 @@ std::size_t frontier_solved(const Segments& s, std::size_t target, const model::
   const search::KaplaSolver k(solver_options(Pruning::SelectionFrontier));
   auto nso = search_options(o, k);
   // The occupancy check of K's pruning, with the segments chosen here instead of by K.
-  nso.segment_filter = schedule::segment_filter_of(k.inter_layer_pruning(), s.net, 64, nso.costs, o);
+  nso.segment_filter =
+      schedule::segment_filter_of(k.inter_layer_pruning(), s.net, 64, nso.costs, o);
   std::size_t singles = 0;
   for (const auto& c : s.cands) singles += c.single_layer() ? 1 : 0;
   nso.segment_filter.segments = [&](const std::vector<const schedule::PipelineSegment*>& segs) {
@@ -249,8 +250,8 @@ std::vector<std::size_t> table_rows(const std::string& name, std::vector<std::si
       }
       std::cout << "[table]   if all succeeded: " << tried << "\n";
     }
-    std::cout << "[table] " << name << " segment [" << s.cands[i].first << ".."
-              << s.cands[i].last << "]: " << n << " -> " << solved.back() << "\n";
+    std::cout << "[table] " << name << " segment [" << s.cands[i].first << ".." << s.cands[i].last
+              << "]: " << n << " -> " << solved.back() << "\n";
   }
   return solved;
 }
@@ -262,8 +263,8 @@ TEST(SegmentSelection, ConstraintCountScan) {
   for (std::string n; std::getline(ss, n, ',');) {
     const auto s = segments_of(n, model::kapla_option_preset("inference"));
     const char* kk = std::getenv("KAPLA_SCAN_K");
-    const auto keep = search::kapla::choose_segments(s.cands, s.net.size(), {},
-                                                         kk ? std::atoi(kk) : 4);
+    const auto keep =
+        search::kapla::choose_segments(s.cands, s.net.size(), {}, kk ? std::atoi(kk) : 4);
     std::map<std::size_t, std::pair<int, int>> hist;
     for (std::size_t i = 0; i < s.cands.size(); ++i) {
       auto& h = hist[s.cands[i].constraints.size()];
@@ -283,9 +284,8 @@ TEST(SegmentSelection, ConstraintCountScan) {
         std::cout << " " << s.cands[i].constraints.size() << ":" << valid;
       }
       if (std::getenv("KAPLA_SCAN_EST")) {
-        std::cout << "  [" << s.cands[i].first << ".." << s.cands[i].last << "] keep "
-                  << keep[i] << " est " << search::kapla::estimate_segment_cost(s.cands[i])
-                  << "\n";
+        std::cout << "  [" << s.cands[i].first << ".." << s.cands[i].last << "] keep " << keep[i]
+                  << " est " << search::kapla::estimate_segment_cost(s.cands[i]) << "\n";
       }
     }
     std::cout << "[scan] " << n << ":";
@@ -299,13 +299,13 @@ TEST(SegmentSelection, ConstraintCountScan) {
 TEST(SegmentSelection, PaperTableRows) {
   if (!std::getenv("KAPLA_TABLE_RUNS")) GTEST_SKIP() << "set KAPLA_TABLE_RUNS=1 (slow: runs K)";
   EXPECT_EQ(table_rows("mlp_l", {784}), (std::vector<std::size_t>{18}));  // paper: 784 -> 18
-  const auto lstm = table_rows("lstm_gnmt", {70});                         // paper: 70 -> 3
+  const auto lstm = table_rows("lstm_gnmt", {70});                        // paper: 70 -> 3
   EXPECT_EQ(lstm, std::vector<std::size_t>(10, 3));
   // Paper: 700 -> 2; the reference's own run: the 1372-constraint segment, 2 solved.
   EXPECT_EQ(table_rows("alex_net", {700, 1372}), (std::vector<std::size_t>{2, 25}));
   const auto vgg = table_rows("vgg_net", {7});  // paper: 7 -> 1
   EXPECT_EQ(std::count(vgg.begin(), vgg.end(), 1u), 7);
-  EXPECT_EQ(table_rows("resnet50", {63}), (std::vector<std::size_t>{2}));     // paper: 63 -> 4
+  EXPECT_EQ(table_rows("resnet50", {63}), (std::vector<std::size_t>{2}));    // paper: 63 -> 4
   EXPECT_EQ(table_rows("googlenet", {560}), (std::vector<std::size_t>{1}));  // paper: 560 -> 1
 }
 
@@ -328,13 +328,13 @@ void compare_totals(const std::string& name, const std::string& preset) {
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     ASSERT_FALSE(r.tops.empty());
     const auto& st = r.stats;
-    std::cout << "[totals] " << name << " " << preset << " pruning " << static_cast<int>(p)
-              << ": " << r.tops[0].total_cost() << " J, " << r.tops[0].total_time()
-              << " cycles; segments " << st.segments_before_pruning << " -> "
-              << st.segments_after_pruning << ", constraints " << st.constraints_before_pruning
-              << " -> " << st.constraints_after_pruning << ", searched "
-              << st.constraints_searched << ", layer searches " << st.layer_searches << ", wall "
-              << sec << " s (" << controls.num_threads << " threads)\n";
+    std::cout << "[totals] " << name << " " << preset << " pruning " << static_cast<int>(p) << ": "
+              << r.tops[0].total_cost() << " J, " << r.tops[0].total_time() << " cycles; segments "
+              << st.segments_before_pruning << " -> " << st.segments_after_pruning
+              << ", constraints " << st.constraints_before_pruning << " -> "
+              << st.constraints_after_pruning << ", searched " << st.constraints_searched
+              << ", layer searches " << st.layer_searches << ", wall " << sec << " s ("
+              << controls.num_threads << " threads)\n";
     if (std::getenv("KAPLA_TOTALS_SEGMENTS")) {  // the chosen segments, in order
       const auto& best = r.tops[0];
       int seg = -1;

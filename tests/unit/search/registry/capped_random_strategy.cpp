@@ -20,7 +20,7 @@ class CappedRandom final : public search::LayerStrategy {
   std::string_view name() const override { return "capped-random"; }
   char label() const override { return 'T'; }
   std::vector<pricing::LayerSchedule> search(const pricing::LayerProblem& problem,
-                                            const search::SearchContext& ctx) const override {
+                                             const search::SearchContext& ctx) const override {
     return inner_.search(problem, ctx);
   }
 

@@ -38,8 +38,8 @@ std::unique_ptr<sweep::TupleRunner> runner() {
   return sweep::make_strategy_runner(sweep::SweepSpec{}, std::move(loaders), registry());
 }
 
-sweep::TupleResult run(const sweep::TupleRunner& r, const std::string& strategy,
-                       std::uint64_t seed, int threads) {
+sweep::TupleResult run(const sweep::TupleRunner& r, const std::string& strategy, std::uint64_t seed,
+                       int threads) {
   sweep::Tuple t;
   t.network = "mlp_s";
   t.hardware = "edge";

@@ -68,9 +68,10 @@ void check_name(std::string_view field, std::string_view name) {
 std::string describe() {
   std::ostringstream os;
   auto row = [&os](std::string_view what, const std::string& range) {
-    os << "  " << what;
-    for (std::size_t i = what.size(); i < 58; ++i) os << ' ';
-    os << range << '\n';
+    // A label wider than the column still gets two spaces before its range.
+    constexpr std::size_t kColumn = 58;
+    os << "  " << what << std::string(what.size() < kColumn ? kColumn - what.size() : 2, ' ')
+       << range << '\n';
   };
   auto ints = [](std::int64_t lo, std::int64_t hi) {
     return std::to_string(lo) + " .. " + std::to_string(hi);

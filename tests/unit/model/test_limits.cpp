@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "core/checked_math.hpp"
@@ -138,6 +139,14 @@ TEST(Limits, DescribeListsEveryLimit) {
     EXPECT_NE(text.find(what), std::string::npos) << what;
   }
   EXPECT_NE(text.find("1 .. 1048576"), std::string::npos);
+  // Every row separates its label from its range (the --stop-grace row ran into it).
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);  // the title
+  while (std::getline(lines, line)) {
+    EXPECT_NE(line.find("  ", 2), std::string::npos) << line;
+  }
+  EXPECT_EQ(text.find("grace0"), std::string::npos);
 }
 
 }  // namespace

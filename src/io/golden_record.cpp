@@ -26,18 +26,16 @@ double to_double(const json& j) {
 
 namespace {
 
-// An integer field: a JSON integer within T's range. nlohmann's get<T>() would cast a float
-// such as 1e103 (undefined behaviour) or silently narrow; a golden file is input like any other.
+// An integer field: io's checked as_int (nlohmann's get<T>() would cast a float such as 1e103,
+// undefined behaviour), narrowed to T only within T's range; a golden file is input like any
+// other.
 template <class T>
 T integer(const json& j) {
-  if (!j.is_number_integer()) throw InputError("must be an integer, got " + brief(j));
-  const bool fits =
-      j.is_number_unsigned()
-          ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-          : j.get<std::int64_t>() >= std::numeric_limits<T>::min() &&
-                j.get<std::int64_t>() <= std::numeric_limits<T>::max();
-  if (!fits) throw InputError("integer out of range: " + brief(j));
-  return static_cast<T>(j.get<std::int64_t>());
+  const std::int64_t v = as_int(j, "");
+  if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+    throw InputError("integer out of range: " + brief(j));
+  }
+  return static_cast<T>(v);
 }
 
 PhyDim2 dim2(const json& j) {

@@ -23,22 +23,14 @@ constexpr auto kOfm = DataCategory::Ofm;
 
 /// _repl_fold with the width-to-height adjustment (§6.2).
 void repl_fold(MapGeometry& g, PhyDim2 a) {
-  std::int64_t fold_h = 1, fold_w = 1, repl_h = 1, repl_w = 1;
-  if (g.dim_lpeset.h > a.h)
-    fold_h = ceil_div(g.dim_lpeset.h, a.h);
-  else
-    repl_h = a.h / g.dim_lpeset.h;
-  if (g.dim_lpeset.w > a.w)
-    fold_w = ceil_div(g.dim_lpeset.w, a.w);
-  else
-    repl_w = a.w / g.dim_lpeset.w;
-  const std::int64_t f_w2h = std::min(repl_h, fold_w);
-  fold_w = ceil_div(fold_w, f_w2h);
-  repl_h = repl_h / f_w2h;
-  g.fold = {fold_h, fold_w};
-  g.repl = {repl_h, repl_w};
-  g.dim_flpeset = {ceil_div(g.dim_lpeset.h, fold_h), ceil_div(g.dim_lpeset.w, fold_w)};
-  g.dim_ppeset = {g.dim_flpeset.h * repl_h * f_w2h, ceil_div(g.dim_flpeset.w * repl_w, f_w2h)};
+  auto [fold, repl] = detail::fold_or_replicate(g.dim_lpeset, a);
+  const std::int64_t f_w2h = std::min(repl.h, fold.w);
+  fold.w = ceil_div(fold.w, f_w2h);
+  repl.h = repl.h / f_w2h;
+  g.fold = fold;
+  g.repl = repl;
+  g.dim_flpeset = {ceil_div(g.dim_lpeset.h, fold.h), ceil_div(g.dim_lpeset.w, fold.w)};
+  g.dim_ppeset = {g.dim_flpeset.h * repl.h * f_w2h, ceil_div(g.dim_flpeset.w * repl.w, f_w2h)};
   KAPLA_ASSERT(g.dim_ppeset.h <= a.h && g.dim_ppeset.w <= a.w,
                "MapEyeriss: physical PE set does not fit in the array");
 }

@@ -4,9 +4,31 @@
 
 #include <cstdint>
 
+#include "core/math.hpp"
+#include "core/phy_dim2.hpp"
 #include "cost/nested_loop_desc.hpp"
 
 namespace kapla::cost::detail {
+
+/// The first step of the reference's _repl_fold, shared by both mappings: per side, a logical PE
+/// set larger than the array folds (ceil), one that fits replicates (floor). Eyeriss then trades
+/// width folds for height replicas; the systolic mapping does not.
+struct FoldRepl {
+  PhyDim2 fold{1, 1};
+  PhyDim2 repl{1, 1};
+};
+inline FoldRepl fold_or_replicate(PhyDim2 lpeset, PhyDim2 array) {
+  FoldRepl r;
+  if (lpeset.h > array.h)
+    r.fold.h = ceil_div(lpeset.h, array.h);
+  else
+    r.repl.h = array.h / lpeset.h;
+  if (lpeset.w > array.w)
+    r.fold.w = ceil_div(lpeset.w, array.w);
+  else
+    r.repl.w = array.w / lpeset.w;
+  return r;
+}
 
 /// One unit pass (before replication).
 struct UnitPass {

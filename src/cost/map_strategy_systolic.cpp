@@ -46,28 +46,20 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
   g.dim_lpeset = {L.sofm.h * L.sofm.w, L.nofm};
 
   // _repl_fold, without Eyeriss's width-to-height adjustment.
-  std::int64_t fold_h = 1, fold_w = 1, repl_h = 1, repl_w = 1;
-  if (g.dim_lpeset.h > a.h)
-    fold_h = ceil_div(g.dim_lpeset.h, a.h);
-  else
-    repl_h = a.h / g.dim_lpeset.h;
-  if (g.dim_lpeset.w > a.w)
-    fold_w = ceil_div(g.dim_lpeset.w, a.w);
-  else
-    repl_w = a.w / g.dim_lpeset.w;
-  g.fold = {fold_h, fold_w};
-  g.repl = {repl_h, repl_w};
-  g.dim_flpeset = {ceil_div(g.dim_lpeset.h, fold_h), ceil_div(g.dim_lpeset.w, fold_w)};
-  g.dim_ppeset = {g.dim_flpeset.h * repl_h, g.dim_flpeset.w * repl_w};
+  const auto [fold, repl] = detail::fold_or_replicate(g.dim_lpeset, a);
+  g.fold = fold;
+  g.repl = repl;
+  g.dim_flpeset = {ceil_div(g.dim_lpeset.h, fold.h), ceil_div(g.dim_lpeset.w, fold.w)};
+  g.dim_ppeset = {g.dim_flpeset.h * repl.h, g.dim_flpeset.w * repl.w};
   KAPLA_ASSERT(g.dim_ppeset.h <= a.h && g.dim_ppeset.w <= a.w,
                "MapSystolic: physical PE set does not fit in the array");
   g.util = 1. * static_cast<double>(g.dim_lpeset.size() * g.repl.size()) /
            static_cast<double>(a.size() * g.fold.size());
 
   // Unit pass: one folded block of output positions and channels, all data accessed once.
-  const std::int64_t fold_hofm = closest_factor_first(fold_h, static_cast<double>(fold_h) / 2);
-  const double fold_wofm = static_cast<double>(fold_h) / static_cast<double>(fold_hofm);
-  const double nofm = 1. * static_cast<double>(L.nofm) / static_cast<double>(fold_w);
+  const std::int64_t fold_hofm = closest_factor_first(fold.h, static_cast<double>(fold.h) / 2);
+  const double fold_wofm = static_cast<double>(fold.h) / static_cast<double>(fold_hofm);
+  const double nofm = 1. * static_cast<double>(L.nofm) / static_cast<double>(fold.w);
   const double hofm = 1. * static_cast<double>(L.sofm.h) / static_cast<double>(fold_hofm);
   const double wofm = 1. * static_cast<double>(L.sofm.w) / fold_wofm;
   const PhyDim2 win = filter ? L.sfil : L.sreg;
@@ -97,28 +89,28 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
   // Replication choices.
   std::vector<ReplChoice> choices;
   if (filter && !dw) {
-    const std::int64_t ifms = repl_w, batches = repl_h;
+    const std::int64_t ifms = repl.w, batches = repl.h;
     ReplChoice rc;
     rc.rsz = ifms * batches;
-    rc.lcnt = {{ceil_div(L.nifm, ifms), fold_w, ceil_div(batch, batches) * fold_h}};
+    rc.lcnt = {{ceil_div(L.nifm, ifms), fold.w, ceil_div(batch, batches) * fold.h}};
     rc.locc[LoopDim::Ifm] = 1. * static_cast<double>(L.nifm) / static_cast<double>(ifms) /
                             static_cast<double>(rc.lcnt[LoopDim::Ifm]);
     rc.locc[LoopDim::Bat] = 1. * static_cast<double>(batch) / static_cast<double>(batches) *
-                            static_cast<double>(fold_h) /
+                            static_cast<double>(fold.h) /
                             static_cast<double>(rc.lcnt[LoopDim::Bat]);
     rc.rcnt = {{ifms, ifms * batches, batches}};
     choices.push_back(rc);
   } else {
-    for (std::int64_t h0 : divisors(repl_h)) {
-      for (std::int64_t w0 : divisors(repl_w)) {
+    for (std::int64_t h0 : divisors(repl.h)) {
+      for (std::int64_t w0 : divisors(repl.w)) {
         const std::int64_t batches = std::min(h0 * w0, batch);
-        const std::int64_t ofmaps = std::min((repl_h / h0) * (repl_w / w0), L.nofm);
+        const std::int64_t ofmaps = std::min((repl.h / h0) * (repl.w / w0), L.nofm);
         ReplChoice rc;
         rc.rsz = batches * ofmaps;
-        rc.lcnt = {{1, ceil_div(fold_w, ofmaps), ceil_div(batch, batches) * fold_h}};
-        rc.locc[LoopDim::Ofm] = 1. * static_cast<double>(fold_w) / static_cast<double>(ofmaps) /
+        rc.lcnt = {{1, ceil_div(fold.w, ofmaps), ceil_div(batch, batches) * fold.h}};
+        rc.locc[LoopDim::Ofm] = 1. * static_cast<double>(fold.w) / static_cast<double>(ofmaps) /
                                 static_cast<double>(rc.lcnt[LoopDim::Ofm]);
-        rc.locc[LoopDim::Bat] = 1. * static_cast<double>(batch) * static_cast<double>(fold_h) /
+        rc.locc[LoopDim::Bat] = 1. * static_cast<double>(batch) * static_cast<double>(fold.h) /
                                 static_cast<double>(batches) /
                                 static_cast<double>(rc.lcnt[LoopDim::Bat]);
         rc.rcnt = {{dw ? ofmaps : 0, ofmaps * batches, ofmaps * batches}};

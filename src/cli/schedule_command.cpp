@@ -426,7 +426,9 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     for (auto m : all_values<MemLevel>()) std::cout << ' ' << name_of(m) << ' ' << acc[m];
     std::cout << "\ntotal_noc_hops " << best.total_noc_hops() << "\nsearch_seconds " << seconds
               << "\nlayer_searches " << result.stats.layer_searches << " (cache hits "
-              << result.stats.cache_hits << ")\n";
+              << result.stats.cache_hits << ")\npairs_solved " << result.stats.constraints_searched
+              << " (cut short " << result.stats.pairs_cut_short << ", bounded out "
+              << result.stats.pairs_bounded_out << ")\n";
     print_schedule(std::cout, {net, a.batch, hw, costs, options}, best);
   }
 

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "core/errors.hpp"
 #include "mapping/data_layout_ops.hpp"
@@ -16,6 +18,7 @@
 #include "mapping/partition.hpp"
 #include "schedule/pipeline_segment.hpp"
 #include "schedule/sched_dag.hpp"
+#include "schedule/segment_bound.hpp"
 
 namespace kapla::schedule {
 
@@ -61,7 +64,8 @@ class Searcher {
         dag_(build_sched_dag(net)),
         ordered_(dag_.ordered_layers()),
         use_frontier_(opts.constraint_frontier.value_or(opts.options.cost_model ==
-                                                        model::CostModelVariant::Tangram)) {
+                                                        model::CostModelVariant::Tangram)),
+        use_bounds_(opts.bound_pruning && !use_frontier_) {
     pos_.assign(net.size(), 0);
     for (std::size_t i = 0; i < ordered_.size(); ++i) pos_[ordered_[i]] = i;
   }
@@ -71,6 +75,41 @@ class Searcher {
  private:
   std::vector<NetworkScheme> segment_search(const PipelineSegment& seg,
                                             const std::vector<SegmentConstraint>& constraints);
+  /// The best schemes of each segment ending at one position (segments[j] with constraints
+  /// cstrs[j]), by branch and bound over their (segment, constraint) pairs.
+  std::vector<std::vector<NetworkScheme>> bounded_search(
+      const std::vector<const PipelineSegment*>& segments,
+      const std::vector<const std::vector<SegmentConstraint>*>& cstrs);
+  /// A pair's bound: the best prefix totals, the segment's bound, and the two on top of each
+  /// other (segment_bound.hpp extended_bound).
+  struct PairBound {
+    double prefix_cost = 0;
+    double prefix_time = 0;
+    SegmentBound seg;
+    std::pair<double, double> total;
+  };
+  /// What a pair must beat to matter (the ntops-th best scheme found), with the pair's bound.
+  struct PairCut {
+    const PairBound* bound = nullptr;
+    std::pair<double, double> threshold;
+  };
+  /// The schemes of one (segment, constraint) pair extending prev, before the time-overhead
+  /// check. With a cut: nullopt as soon as every partial scheme, completed by the bounds of
+  /// the layers left, is worse than cut->threshold (then so is every scheme of the pair).
+  std::optional<std::vector<NetworkScheme>> constraint_search(
+      const PipelineSegment& seg, const SegmentConstraint& c,
+      const std::vector<NetworkScheme>& prev, const PairCut* cut = nullptr);
+  /// Drops the schemes over the segment time-overhead limit.
+  std::vector<NetworkScheme> within_overhead(std::vector<NetworkScheme> v) const;
+  const std::vector<NetworkScheme>& prefix_of(const PipelineSegment& seg) const {
+    const std::size_t first = pos_[seg.first_layer()];
+    return first == 0 ? tops_none_ : tops_[first - 1];
+  }
+  PairBound pair_bound(const PipelineSegment& seg, const SegmentConstraint& c,
+                       const std::vector<NetworkScheme>& prev) const;
+  void report(const PipelineSegment& seg, const SegmentConstraint& c, std::size_t ci,
+              const std::vector<NetworkScheme>& prev,
+              const std::vector<NetworkScheme>& schemes) const;
   std::vector<NetworkScheme> layer_search(std::size_t layer, const mapping::Resource& resource,
                                           const SegmentLayerConstraint& cstr, int sp, int tm,
                                           const std::optional<mapping::NodeRegion>& fwd_region,
@@ -93,6 +132,7 @@ class Searcher {
   std::vector<std::size_t> ordered_;
   std::vector<std::size_t> pos_;
   bool use_frontier_;
+  bool use_bounds_;  // after use_frontier_
   std::vector<NetworkScheme> tops_none_;
   std::vector<std::vector<NetworkScheme>> tops_;  // per position in ordered_
   std::map<std::string, LayerResults> cache_;
@@ -239,10 +279,8 @@ std::vector<NetworkScheme> Searcher::layer_search(
 
 std::vector<NetworkScheme> Searcher::segment_search(
     const PipelineSegment& seg, const std::vector<SegmentConstraint>& constraints) {
-  const std::size_t first = pos_[seg.first_layer()];
-  const auto& prev = first == 0 ? tops_none_ : tops_[first - 1];
+  const auto& prev = prefix_of(seg);
   if (prev.empty()) return {};
-  const double max_ovhd = opts_.options.layer_pipeline_time_ovhd;
   std::vector<std::vector<std::int64_t>> frontier;
   std::vector<NetworkScheme> out;
   // Without the frontier every constraint is searched: prepare the layout-independent part of
@@ -282,27 +320,159 @@ std::vector<NetworkScheme> Searcher::segment_search(
       if (dominated) continue;
     }
     ++stats_.constraints_searched;
-    std::vector<NetworkScheme> cur = prev;
-    for (std::size_t sp = 0; sp < seg.size(); ++sp) {
-      for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-        const SegIndex idx{static_cast<int>(sp), static_cast<int>(tm)};
-        cur = layer_search(seg.layers()[sp][tm], seg.allocation()[sp][tm], c.layers[sp][tm], idx.sp,
-                           idx.tm, seg.forward_region(idx), cur);
-      }
+    auto cur = *constraint_search(seg, c, prev);
+    if (opts_.pair_report) {
+      report(seg, c, static_cast<std::size_t>(&c - constraints.data()), prev, cur);
     }
-    std::vector<NetworkScheme> ok;
-    for (auto& s : cur) {
-      const bool within =
-          std::all_of(s.segment_timings().begin(), s.segment_timings().end(),
-                      [&](const SegmentTiming& t) { return t.time_overhead() <= max_ovhd; });
-      if (within) ok.push_back(std::move(s));
-    }
+    std::vector<NetworkScheme> ok = within_overhead(std::move(cur));
     if (!ok.empty() && std::find(frontier.begin(), frontier.end(), c.hints) == frontier.end()) {
       frontier.push_back(c.hints);
     }
     for (auto& s : ok) out.push_back(std::move(s));
   }
   keep_tops(out, opts_.options.opt_goal, opts_.options.ntops);
+  return out;
+}
+
+std::optional<std::vector<NetworkScheme>> Searcher::constraint_search(
+    const PipelineSegment& seg, const SegmentConstraint& c, const std::vector<NetworkScheme>& prev,
+    const PairCut* cut) {
+  std::vector<NetworkScheme> cur = prev;
+  std::vector<std::size_t> done;  // the segment's layers scheduled so far
+  for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+    for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+      if (cut && !done.empty() && !cur.empty()) {
+        double least = std::numeric_limits<double>::infinity();
+        for (const auto& s : cur) {
+          double e = 0;
+          for (std::size_t l : done) e += s.get(l)->cost - s.get(l)->cost_static;
+          least = std::min(least, e);
+        }
+        const auto& b = *cut->bound;
+        const auto [cost, time] =
+            partial_bound(b.prefix_cost, b.prefix_time, b.seg, done.size(), least, opts_.costs);
+        if (model::goal_less(cut->threshold.first, cut->threshold.second, cost, time,
+                             opts_.options.opt_goal)) {
+          return std::nullopt;
+        }
+      }
+      const SegIndex idx{static_cast<int>(sp), static_cast<int>(tm)};
+      cur = layer_search(seg.layers()[sp][tm], seg.allocation()[sp][tm], c.layers[sp][tm], idx.sp,
+                         idx.tm, seg.forward_region(idx), cur);
+      done.push_back(seg.layers()[sp][tm]);
+    }
+  }
+  return cur;
+}
+
+std::vector<NetworkScheme> Searcher::within_overhead(std::vector<NetworkScheme> v) const {
+  const double max_ovhd = opts_.options.layer_pipeline_time_ovhd;
+  std::vector<NetworkScheme> ok;
+  for (auto& s : v) {
+    const bool within =
+        std::all_of(s.segment_timings().begin(), s.segment_timings().end(),
+                    [&](const SegmentTiming& t) { return t.time_overhead() <= max_ovhd; });
+    if (within) ok.push_back(std::move(s));
+  }
+  return ok;
+}
+
+Searcher::PairBound Searcher::pair_bound(const PipelineSegment& seg, const SegmentConstraint& c,
+                                         const std::vector<NetworkScheme>& prev) const {
+  PairBound b;
+  b.prefix_cost = std::numeric_limits<double>::infinity();
+  b.prefix_time = b.prefix_cost;
+  for (const auto& p : prev) {
+    b.prefix_cost = std::min(b.prefix_cost, p.total_cost());
+    b.prefix_time = std::min(b.prefix_time, p.total_time());
+  }
+  const bool whole = !prev.empty() && prev.front().size() == 0 && seg.num_layers() == net_.size();
+  b.seg = segment_bound(seg, c, net_, batch_, opts_.costs, opts_.options, whole);
+  b.total = extended_bound(b.prefix_cost, b.prefix_time, b.seg, opts_.costs);
+  return b;
+}
+
+void Searcher::report(const PipelineSegment& seg, const SegmentConstraint& c, std::size_t ci,
+                      const std::vector<NetworkScheme>& prev,
+                      const std::vector<NetworkScheme>& schemes) const {
+  PairReport r;
+  r.segment = &seg;
+  r.constraint = ci;
+  std::tie(r.bound_cost, r.bound_time) = pair_bound(seg, c, prev).total;
+  for (const auto& s : schemes) r.schemes.emplace_back(s.total_cost(), s.total_time());
+  opts_.pair_report(r);
+}
+
+std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
+    const std::vector<const PipelineSegment*>& segments,
+    const std::vector<const std::vector<SegmentConstraint>*>& cstrs) {
+  const auto goal = opts_.options.opt_goal;
+  const auto ntops = static_cast<std::size_t>(std::max(opts_.options.ntops, 0));
+  struct Pair {
+    std::size_t seg = 0;
+    std::size_t cstr = 0;
+    PairBound bound;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t j = 0; j < segments.size(); ++j) {
+    const auto& prev = prefix_of(*segments[j]);
+    if (prev.empty()) continue;
+    for (std::size_t ci = 0; ci < cstrs[j]->size(); ++ci) {
+      pairs.push_back({j, ci, pair_bound(*segments[j], (*cstrs[j])[ci], prev)});
+    }
+  }
+  // Most promising first; equal bounds keep the generation order.
+  std::stable_sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+    const auto& x = a.bound.total;
+    const auto& y = b.bound.total;
+    return model::goal_less(x.first, x.second, y.first, y.second, goal);
+  });
+  // Every scheme found here so far (total cost, time): a pair whose bound is worse than the
+  // ntops-th best of them cannot place a scheme among the kept ones (the two-stage top-ntops
+  // below keeps the ntops best values of all found), and dropping it changes nothing else.
+  std::vector<std::pair<double, double>> found;
+  auto ntops_th_best = [&] {
+    auto nth = found.begin() + static_cast<std::ptrdiff_t>(ntops - 1);
+    std::nth_element(found.begin(), nth, found.end(), [&](const auto& a, const auto& b) {
+      return model::goal_less(a.first, a.second, b.first, b.second, goal);
+    });
+    return *nth;
+  };
+  std::vector<std::vector<std::vector<NetworkScheme>>> results(segments.size());
+  for (std::size_t j = 0; j < segments.size(); ++j) results[j].resize(cstrs[j]->size());
+  for (const auto& p : pairs) {
+    if (stopped_) break;
+    std::optional<PairCut> cut;
+    if (ntops > 0 && found.size() >= ntops) {
+      cut = PairCut{&p.bound, ntops_th_best()};
+      const auto& t = cut->threshold;
+      const auto& b = p.bound.total;
+      if (model::goal_less(t.first, t.second, b.first, b.second, goal)) {
+        ++stats_.pairs_bounded_out;
+        continue;
+      }
+    }
+    ++stats_.constraints_searched;
+    const auto& seg = *segments[p.seg];
+    const auto& prev = prefix_of(seg);
+    auto searched = constraint_search(seg, (*cstrs[p.seg])[p.cstr], prev, cut ? &*cut : nullptr);
+    if (!searched) {
+      ++stats_.pairs_cut_short;
+      continue;
+    }
+    auto& cur = *searched;
+    if (opts_.pair_report) report(seg, (*cstrs[p.seg])[p.cstr], p.cstr, prev, cur);
+    auto ok = within_overhead(std::move(cur));
+    for (const auto& s : ok) found.emplace_back(s.total_cost(), s.total_time());
+    results[p.seg][p.cstr] = std::move(ok);
+  }
+  // Each segment's schemes in constraint order, as segment_search would have them.
+  std::vector<std::vector<NetworkScheme>> out(segments.size());
+  for (std::size_t j = 0; j < segments.size(); ++j) {
+    for (auto& r : results[j])
+      for (auto& s : r) out[j].push_back(std::move(s));
+    keep_tops(out[j], goal, opts_.options.ntops);
+  }
   return out;
 }
 
@@ -370,10 +540,22 @@ NetworkSearchResult Searcher::run() {
   for (std::size_t i = 0; i < ordered_.size() && !stopped_; ++i) {
     std::vector<NetworkScheme> cand;
     const auto& ending_here = by_last[ordered_[i]];
+    std::vector<std::vector<NetworkScheme>> bounded;
+    if (use_bounds_) {
+      std::vector<const PipelineSegment*> segs;
+      std::vector<const std::vector<SegmentConstraint>*> cs;
+      for (std::size_t k : ending_here) {
+        segs.push_back(distinct[k]);
+        cs.push_back(&seg_constraints[k]);
+      }
+      bounded = bounded_search(segs, cs);
+    }
     for (std::size_t j = 0; j < ending_here.size(); ++j) {
       const std::size_t k = ending_here[j];
       if (seg_constraints[k].empty()) continue;  // pruned (or no constraint at all)
-      for (auto& s : segment_search(*distinct[k], seg_constraints[k])) cand.push_back(std::move(s));
+      auto found =
+          use_bounds_ ? std::move(bounded[j]) : segment_search(*distinct[k], seg_constraints[k]);
+      for (auto& s : found) cand.push_back(std::move(s));
       if (opts_.progress) {
         ++progress.segments_done;
         // The layer is done with the last segment that ends at it.

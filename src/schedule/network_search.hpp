@@ -31,6 +31,17 @@ struct SearchProgress {
   const PipelineSegment* segment = nullptr;  // the segment just searched
 };
 
+/// One solved (segment, constraint) pair, for NetworkSearchOptions::pair_report.
+struct PairReport {
+  const PipelineSegment* segment = nullptr;
+  std::size_t constraint = 0;  // index in the segment's constraints after the filter
+  /// The pair's bound on top of its best prefix (segment_bound.hpp extended_bound).
+  double bound_cost = 0;
+  double bound_time = 0;
+  /// Totals of every scheme the pair produced (before the time-overhead check).
+  std::vector<std::pair<double, double>> schemes;  // (total_cost, total_time)
+};
+
 struct NetworkSearchOptions {
   model::SearchOptions options;
   model::UnitCosts costs;
@@ -43,6 +54,15 @@ struct NetworkSearchOptions {
   /// Reuse per-layer search results for identical conditions (the reference memoises
   /// Scheduling.schedule_search too; no numeric effect).
   bool cache_layer_searches = true;
+  /// Branch and bound over the (segment, constraint) pairs ending at a layer: solve them in
+  /// order of their bounds (segment_bound.hpp) and skip a pair whose bound is worse than the
+  /// ntops-th best scheme found there so far. Exact: the kept schemes, ties included, are
+  /// those of the full search. Ignored with the constraint frontier (whose skips depend on
+  /// which constraints were solved).
+  bool bound_pruning = false;
+  /// Test hook: called after each solved pair (computes the bounds even without
+  /// bound_pruning); empty = none.
+  std::function<void(const PairReport&)> pair_report;
   /// Inter-layer pruning (segment_filter_of a strategy's InterLayerPruning, applied by
   /// run_network); empty = search every segment/constraint.
   SegmentFilter segment_filter;
@@ -68,6 +88,11 @@ struct NetworkSearchStats {
   std::size_t segments_after_pruning = 0;
   std::size_t constraints_before_pruning = 0;  // (segment, constraint) pairs
   std::size_t constraints_after_pruning = 0;
+  /// (segment, constraint) pairs skipped by bound_pruning (never solved).
+  std::size_t pairs_bounded_out = 0;
+  /// Pairs bound_pruning stopped part-way (counted in constraints_searched too): once their
+  /// first layers were scheduled, their bound could no longer beat the kept schemes.
+  std::size_t pairs_cut_short = 0;
   // What the strategy reported (search::LayerSearchStats), summed over the strategy calls in
   // call order (cache hits excluded). -1 when some call did not report (all of kapla's
   // strategies report evaluated; valid: see docs/hdf5_schema.md).

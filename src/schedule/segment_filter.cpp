@@ -5,14 +5,11 @@
 
 namespace kapla::schedule {
 
-namespace {
-
 pricing::LayerConstraint layer_constraint(const SegmentLayerConstraint& lc) {
   // A topofm taken later from another layer's result is unknown here: unconstrained.
   return {lc.topbat, lc.topifm, lc.topofm_from_layer ? 0 : lc.topofm, lc.fbifm, lc.fbofm};
 }
 
-// Layer (sp, tm) of a segment on its allocated resource, without constraint, costs or options.
 pricing::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::size_t sp,
                                             std::size_t tm, const model::Network& net,
                                             std::int64_t batch) {
@@ -22,8 +19,6 @@ pricing::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::siz
   p.resource = seg.allocation()[sp][tm];
   return p;
 }
-
-}  // namespace
 
 search::SegmentCandidate segment_candidate(const PipelineSegment& seg, const model::Network& net,
                                            std::int64_t batch, const model::UnitCosts& costs,

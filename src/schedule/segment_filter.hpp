@@ -24,6 +24,15 @@ struct SegmentFilter {
   bool empty() const { return !segments && !constraint; }
 };
 
+/// A segment layer's constraint as a pricing::LayerConstraint before scheduling: a topofm
+/// taken lazily from another layer's result is unknown, so 0 (unconstrained).
+pricing::LayerConstraint layer_constraint(const SegmentLayerConstraint& lc);
+
+/// Layer (sp, tm) of a segment on its allocated resource, without constraint, costs or options.
+pricing::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::size_t sp,
+                                            std::size_t tm, const model::Network& net,
+                                            std::int64_t batch);
+
 /// The filter of a strategy's inter-layer pruning (empty if it prunes nothing): a (segment,
 /// constraint) pair is dropped when pruning.constraint_may_fit is false for one of its layers
 /// (on its allocated resource; a lazily resolved topofm counts as unconstrained), and segments

@@ -41,8 +41,13 @@ struct InterLayerPruning {
   /// (the hint frontier, kapla-spec.md §4.4). The network run also turns it on for the
   /// Tangram cost model, as the upstream reference does.
   bool constraint_frontier = false;
+  /// The network search's exact branch and bound over (segment, constraint) pairs
+  /// (schedule::NetworkSearchOptions::bound_pruning): the same schemes with fewer solves.
+  bool bound_pruning = false;
 
-  bool empty() const { return !constraint_may_fit && !select_segments && !constraint_frontier; }
+  bool empty() const {
+    return !constraint_may_fit && !select_segments && !constraint_frontier && !bound_pruning;
+  }
 };
 
 }  // namespace kapla::search

@@ -98,6 +98,7 @@ InterLayerPruning KaplaSolver::inter_layer_pruning() const {
     };
   }
   p.constraint_frontier = opts_.constraint_frontier;
+  p.bound_pruning = opts_.bound_pruning;
   return p;
 }
 
@@ -146,7 +147,7 @@ StrategyEntry kapla_solver_entry() {
   e.cost_weight = 1;
   e.parse = [](const ParamSource& src) {
     src.allow({"inter_layer_pruning", "fallback", "capacity_factor", "segment_selection",
-               "segment_margin", "constraint_frontier", "refinement"});
+               "segment_margin", "constraint_frontier", "refinement", "bound_pruning"});
     KaplaSolverOptions o;
     if (src.has("segment_selection")) o.segment_selection = src.boolean("segment_selection");
     if (src.has("constraint_frontier")) o.constraint_frontier = src.boolean("constraint_frontier");
@@ -160,6 +161,7 @@ StrategyEntry kapla_solver_entry() {
       }
     }
     if (src.has("inter_layer_pruning")) o.inter_layer_pruning = src.boolean("inter_layer_pruning");
+    if (src.has("bound_pruning")) o.bound_pruning = src.boolean("bound_pruning");
     if (src.has("fallback")) o.fallback = src.boolean("fallback");
     if (src.has("capacity_factor")) o.capacity_factor = src.number("capacity_factor");
     try {
@@ -177,6 +179,7 @@ StrategyEntry kapla_solver_entry() {
             {"strategy.segment_selection", flag_text(o.segment_selection)},
             {"strategy.segment_margin", number_text(o.segment_margin)},
             {"strategy.constraint_frontier", flag_text(o.constraint_frontier)},
+            {"strategy.bound_pruning", flag_text(o.bound_pruning)},
             {"strategy.refinement", o.refinement == kapla::Refinement::paper() ? "paper"
                                     : o.refinement == kapla::Refinement{}      ? "kapla"
                                                                                : "custom"}};

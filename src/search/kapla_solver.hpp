@@ -27,6 +27,9 @@ struct KaplaSolverOptions {
   /// The hint frontier of §4.4: skip a segment's constraints whose
   /// hints dominate those of one that already succeeded.
   bool constraint_frontier = false;
+  /// Exact branch and bound over (segment, constraint) pairs (InterLayerPruning::
+  /// bound_pruning, docs/kapla_inter_layer.md §6): same result, fewer pairs solved.
+  bool bound_pruning = true;
   /// K's steps beyond the paper (docs/kapla.md §4); Refinement::paper() = the paper's greedy.
   kapla::Refinement refinement{};
   friend bool operator==(const KaplaSolverOptions&, const KaplaSolverOptions&) = default;

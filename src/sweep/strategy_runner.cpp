@@ -85,6 +85,8 @@ class StrategyRunner final : public TupleRunner {
     stat("segments_after_pruning", st.segments_after_pruning);
     stat("constraints_before_pruning", st.constraints_before_pruning);
     stat("constraints_after_pruning", st.constraints_after_pruning);
+    stat("pairs_bounded_out", st.pairs_bounded_out);
+    stat("pairs_cut_short", st.pairs_cut_short);
     stat("schemes_evaluated", st.schemes_evaluated);
     stat("schemes_valid", st.schemes_valid);
     r.stats.evaluated = st.schemes_evaluated;

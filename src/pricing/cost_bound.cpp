@@ -1,0 +1,77 @@
+// The layer cost bound (see cost_bound.hpp). Each term names the cost-model line it bounds.
+#include "pricing/cost_bound.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kapla::pricing {
+
+namespace {
+
+// The ifmap words a forward layer's unit passes read at least once: per channel, `n` output
+// rows need (n - f) * stride + f * window >= n * min(window, stride) input rows for a fold
+// count f <= n (Eyeriss and systolic unit passes alike, map_strategy*.cpp), and the same for
+// columns; partitioning only adds halos. Channels: nifm for a convolution, one per output
+// channel for depthwise and local-region layers (their unit passes read one input channel per
+// output channel, even an Eltwise layer whose nifm is nreg * nofm).
+double min_ifmap_words(const model::Layer& L, std::int64_t batch) {
+  const PhyDim2 win = L.has_filter() ? L.sfil : L.sreg;
+  const double rows = static_cast<double>(L.sofm.h * std::min(win.h, L.strd.h));
+  const double cols = static_cast<double>(L.sofm.w * std::min(win.w, L.strd.w));
+  const bool per_ofm = !L.has_filter() || L.is_depthwise();
+  const double channels = static_cast<double>(per_ofm ? L.nofm : L.nifm);
+  return channels * static_cast<double>(batch) * rows * cols;
+}
+
+// How often the filters cross DRAM at least. A constraint with topbat > 1 makes BAT the
+// outermost top-level loop (TopBlockingConstraint::is_valid_top_bl); with topifm or topofm > 1
+// as well, a filter loop of factor > 1 sits inside it, so set_fetch counts the whole BAT factor:
+// fetch[0][FIL] = topbat, and no pinning (that needs every filter top factor 1). Without such
+// a constraint: once, or never when pinning is possible (no_time_mux) or the layer has no filter.
+double min_filter_fetches(const LayerProblem& p) {
+  if (!p.layer.has_filter()) return 0;
+  const auto top = p.constraint.top_blocking();
+  const bool fil_loop_outer = top.topifm > 1 || top.topofm > 1;
+  if (top.topbat > 1 && fil_loop_outer) return static_cast<double>(top.topbat);
+  if (p.resource.no_time_mux) return 0;
+  return 1;
+}
+
+}  // namespace
+
+LayerCostBound layer_cost_bound(const LayerProblem& p) {
+  const model::Layer& L = p.layer;
+  const auto& c = p.costs;
+  // Σ ops over the nodes is the layer's MACs (the reference's identity, nn_dataflow-spec §6.4:
+  // p_occ scales the per-node ceil'd layer back); MAC energy is mac_op per op.
+  const double ops = static_cast<double>(L.total_ops(p.batch));
+  LayerCostBound b;
+  b.energy = c.mac_op * ops;
+  // Back kinds (training) price through rules we do not bound further: MACs only.
+  if (L.is_back()) return b;
+  // REGF (calc_stats): every unit pass charges ops per category, OFM twice (read + write); no
+  // filter accesses without a filter.
+  const double regf_per_op = L.has_filter() ? 4.0 : 3.0;
+  b.energy += c.mem_hier[MemLevel::Regf] * (regf_per_op * ops);
+  // DRAM (calc_stats): a category's top-level accesses are its data times fetch[0] >= 1 over
+  // the nodes, divided by the sharing group that fetches replicated data once; IFM read from
+  // (OFM written to) a processing region instead of DRAM is charged as remote GBUF accesses.
+  const double fil = static_cast<double>(L.total_filter_size()) * min_filter_fetches(p);
+  const double ifm = min_ifmap_words(L, p.batch);
+  const double ofm = static_cast<double>(L.total_ofmap_size(p.batch));
+  const bool src_dram = p.resource.src_data_region.type == mapping::RegionType::Dram;
+  const bool dst_dram = p.resource.dst_data_region.type == mapping::RegionType::Dram;
+  const double dram_words = fil + (src_dram ? ifm : 0) + (dst_dram ? ofm : 0);
+  b.energy += c.mem_hier[MemLevel::Dram] * dram_words;
+  b.energy += c.mem_hier[MemLevel::Gbuf] * ((src_dram ? 0 : ifm) + (dst_dram ? 0 : ofm));
+  // Time (LoopBlockingEval::time = max(proc, bus, dram)): a node's array does at most one MAC
+  // per PE per cycle, and DRAM moves dram_bandwidth words per cycle.
+  const double pes =
+      static_cast<double>(p.resource.proc_region.dim.size() * p.resource.dim_array.size());
+  const double proc = std::ceil(ops / pes);
+  b.dram_time = std::ceil(dram_words / p.resource.dram_bandwidth);
+  b.time = std::max(proc, b.dram_time);
+  return b;
+}
+
+}  // namespace kapla::pricing

@@ -1,0 +1,26 @@
+// A lower bound of what the one cost model (cost::layer_cost over cost::evaluate_loop_blocking)
+// charges any valid schedule of a layer problem, whatever the strategy, partition, mapping or
+// blocking: the network search's branch and bound (schedule/network_search.cpp) skips a
+// (segment, constraint) pair whose bound cannot beat what it already has. Microseconds per
+// problem; it ignores the ifmap layout. Every term is one the model always charges (the
+// reasoning is next to each term in cost_bound.cpp); tests/unit/pricing/test_cost_bound.cpp
+// and tests/unit/schedule/test_bound_pruning.cpp check bound <= price on the zoo.
+// Spec: nn_dataflow-spec.md §3.2 (cost parts), §6.3-6.4 (unit pass, occupancy), §7.3-7.5.
+#pragma once
+
+#include "pricing/layer_problem.hpp"
+
+namespace kapla::pricing {
+
+struct LayerCostBound {
+  /// <= cost - cost_static of every valid schedule (MAC, REGF, GBUF, DRAM parts).
+  double energy = 0;
+  /// <= time of every valid schedule (cycles).
+  double time = 0;
+  /// <= dram_time of every valid schedule (cycles).
+  double dram_time = 0;
+};
+
+LayerCostBound layer_cost_bound(const LayerProblem& problem);
+
+}  // namespace kapla::pricing

@@ -1,0 +1,64 @@
+// The (segment, constraint) bound (see segment_bound.hpp).
+#include "schedule/segment_bound.hpp"
+
+#include <algorithm>
+
+#include "pricing/cost_bound.hpp"
+#include "schedule/segment_filter.hpp"
+
+namespace kapla::schedule {
+
+SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& c,
+                           const model::Network& net, std::int64_t batch,
+                           const model::UnitCosts& costs, const model::SearchOptions& options,
+                           bool whole_network) {
+  SegmentBound b;
+  double dram_time = 0;
+  for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+    for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+      pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
+      p.constraint = layer_constraint(c.layers[sp][tm]);
+      p.costs = costs;
+      p.options = options;
+      const auto lb = pricing::layer_cost_bound(p);
+      b.energy += lb.energy;
+      b.layer_energy.push_back(lb.energy);
+      dram_time += lb.dram_time;
+      // SegmentTiming: the first spatial vertex starts at 0, so the critical time, and with it
+      // the node time, is at least the finish of its last layer, itself at least that layer's
+      // time.
+      if (sp == 0 && tm + 1 == seg.layers()[0].size()) b.time = lb.time;
+    }
+  }
+  // SegmentTiming::time = max(node time, Σ layers' DRAM time); not so for the critical time.
+  if (!whole_network) b.time = std::max(b.time, dram_time);
+  return b;
+}
+
+namespace {
+
+std::pair<double, double> with_prefix(double prefix_cost, double prefix_time, double energy,
+                                      double time, const model::UnitCosts& costs) {
+  constexpr double kSlack = 1 - 1e-9;
+  // The static part of total_cost is idl_unit x total time; prefix_cost already holds the
+  // prefix's, the segment adds idl_unit x its time.
+  const double cost = prefix_cost + energy + costs.idl_unit * time;
+  return {cost * kSlack, (prefix_time + time) * kSlack};
+}
+
+}  // namespace
+
+std::pair<double, double> extended_bound(double prefix_cost, double prefix_time,
+                                         const SegmentBound& b, const model::UnitCosts& costs) {
+  return with_prefix(prefix_cost, prefix_time, b.energy, b.time, costs);
+}
+
+std::pair<double, double> partial_bound(double prefix_cost, double prefix_time,
+                                        const SegmentBound& b, std::size_t done, double done_energy,
+                                        const model::UnitCosts& costs) {
+  double rest = 0;
+  for (std::size_t i = done; i < b.layer_energy.size(); ++i) rest += b.layer_energy[i];
+  return with_prefix(prefix_cost, prefix_time, done_energy + rest, b.time, costs);
+}
+
+}  // namespace kapla::schedule

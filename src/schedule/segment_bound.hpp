@@ -1,0 +1,49 @@
+// A lower bound of what a (segment, constraint) pair adds to a network scheme, from the layer
+// bounds of pricing/cost_bound.hpp: the network search's branch and bound
+// (NetworkSearchOptions::bound_pruning) skips a pair whose bound on top of the best prefix
+// cannot enter the kept schemes. Spec: nn_dataflow-spec.md §3.4 (network totals), §9.7 (timing).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/hardware.hpp"
+#include "model/network.hpp"
+#include "model/options.hpp"
+#include "schedule/pipeline_segment.hpp"
+
+namespace kapla::schedule {
+
+struct SegmentBound {
+  /// <= the segment's layers' cost without the static part.
+  double energy = 0;
+  /// Its terms, one per layer in (spatial, temporal) order.
+  std::vector<double> layer_energy;
+  /// <= the segment's time (SegmentTiming::time, or its critical time when the segment is the
+  /// whole network).
+  double time = 0;
+};
+
+/// `whole_network`: the segment holds every layer (NetworkScheme::total_time then takes the
+/// segment's critical time). A lazily resolved topofm counts as unconstrained.
+SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& c,
+                           const model::Network& net, std::int64_t batch,
+                           const model::UnitCosts& costs, const model::SearchOptions& options,
+                           bool whole_network);
+
+/// The least (cost, time) a scheme can have that extends a prefix of at least
+/// (prefix_cost, prefix_time) by a segment bounded by `b`: NetworkScheme::total_cost is the
+/// layers' non-static cost plus idl_unit x total_time (up to rounding), and total_time adds
+/// segment times. Lowered by 1e-9 relative to absorb the totals' rounding.
+std::pair<double, double> extended_bound(double prefix_cost, double prefix_time,
+                                         const SegmentBound& b, const model::UnitCosts& costs);
+
+/// The same once the segment's first `done` layers are scheduled: their least non-static
+/// cost over the partial schemes (`done_energy`, LayerSchedule cost - cost_static) replaces
+/// their bounds.
+std::pair<double, double> partial_bound(double prefix_cost, double prefix_time,
+                                        const SegmentBound& b, std::size_t done, double done_energy,
+                                        const model::UnitCosts& costs);
+
+}  // namespace kapla::schedule

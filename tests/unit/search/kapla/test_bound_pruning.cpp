@@ -1,0 +1,129 @@
+// The network search's branch and bound (NetworkSearchOptions::bound_pruning, K's default) on
+// the paper's inference setting (cloud, batch 64, inference options): (a) every solved
+// (segment, constraint) pair's bound is <= the totals of every scheme the pair produced;
+// (b) K's result with the pruning is K's result without it, exactly (totals, every layer's
+// cost, the segment times); (c) the pruning skips pairs. MLP-L, LSTM-GNMT and AlexNet run by
+// default (about a minute); KAPLA_BOUND_NETS=mobilenet,vgg_net,googlenet,resnet50 adds more.
+// docs/kapla_inter_layer.md §6.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "paper_hardware.hpp"
+#include "schedule/network_search.hpp"
+#include "schedule/resource_builder.hpp"
+#include "schedule/segment_filter.hpp"
+#include "search/kapla_solver.hpp"
+#include "zoo_network.hpp"
+
+namespace kapla {
+namespace {
+
+struct Run {
+  schedule::NetworkSearchResult result;
+  std::size_t pairs_reported = 0;
+  std::size_t bound_violations = 0;
+  double tightest = 0;  // the largest bound / cost over the pairs' schemes
+};
+
+// K on the network as run_network wires it, with bound_pruning as given; every solved pair's
+// bound is checked against its schemes.
+Run run_k(const model::Network& net, bool bound_pruning) {
+  const auto hw = test::paper_cloud_hardware();
+  const auto options = model::kapla_option_preset("inference");
+  search::KaplaSolverOptions ko;
+  ko.bound_pruning = bound_pruning;
+  const search::KaplaSolver k(ko);
+  const auto pruning = k.inter_layer_pruning();
+  EXPECT_EQ(pruning.bound_pruning, bound_pruning);
+  schedule::NetworkSearchOptions nso;
+  nso.options = options;
+  nso.costs = hw.costs;
+  nso.bound_pruning = pruning.bound_pruning;
+  nso.segment_filter = schedule::segment_filter_of(pruning, net, 64, hw.costs, options);
+  Run run;
+  nso.pair_report = [&](const schedule::PairReport& r) {
+    ++run.pairs_reported;
+    for (const auto& [cost, time] : r.schemes) {
+      if (!(r.bound_cost <= cost && r.bound_time <= time)) {
+        ++run.bound_violations;
+        ADD_FAILURE() << "bound above a scheme of constraint " << r.constraint << ": cost "
+                      << r.bound_cost << " > " << cost << " or time " << r.bound_time << " > "
+                      << time;
+      }
+      run.tightest = std::max(run.tightest, r.bound_cost / cost);
+    }
+  };
+  run.result = schedule::network_search(net, 64, schedule::build_resource(hw), k, nso);
+  return run;
+}
+
+void check_network(const std::string& name) {
+  SCOPED_TRACE(name);
+  const auto net = test::zoo_network(name);
+  const Run full = run_k(net, false);
+  const Run pruned = run_k(net, true);
+  ASSERT_FALSE(full.result.tops.empty());
+  ASSERT_FALSE(pruned.result.tops.empty());
+  // (a) The bound: every pair of the full search was reported and checked.
+  EXPECT_EQ(full.pairs_reported, full.result.stats.constraints_searched);
+  EXPECT_EQ(full.bound_violations, 0u);
+  EXPECT_EQ(pruned.bound_violations, 0u);
+  EXPECT_GT(full.tightest, 0.5);  // not vacuous
+  // (b) Exact: the same best scheme, to the last bit.
+  const auto& a = full.result.tops[0];
+  const auto& b = pruned.result.tops[0];
+  EXPECT_EQ(a.total_cost(), b.total_cost());
+  EXPECT_EQ(a.total_time(), b.total_time());
+  ASSERT_EQ(a.order(), b.order());
+  for (std::size_t l : a.order()) {
+    EXPECT_EQ(a.get(l)->cost, b.get(l)->cost) << "layer " << l;
+    EXPECT_EQ(a.get(l)->time, b.get(l)->time) << "layer " << l;
+    EXPECT_EQ(a.get(l)->sched_seq, b.get(l)->sched_seq) << "layer " << l;
+    EXPECT_EQ(a.get(l)->tvals, b.get(l)->tvals) << "layer " << l;
+  }
+  ASSERT_EQ(a.segment_timings().size(), b.segment_timings().size());
+  for (std::size_t i = 0; i < a.segment_timings().size(); ++i) {
+    EXPECT_EQ(a.segment_timings()[i].time(), b.segment_timings()[i].time());
+  }
+  // (c) Fewer pairs solved; the full search skips none.
+  const auto& fs = full.result.stats;
+  const auto& ps = pruned.result.stats;
+  EXPECT_EQ(fs.pairs_bounded_out, 0u);
+  EXPECT_EQ(fs.pairs_cut_short, 0u);
+  EXPECT_GT(ps.pairs_bounded_out, 0u);
+  EXPECT_EQ(ps.constraints_searched + ps.pairs_bounded_out, fs.constraints_searched);
+  EXPECT_LT(ps.layer_searches, fs.layer_searches);
+  std::cout << name << ": pairs solved " << fs.constraints_searched << " -> "
+            << ps.constraints_searched - ps.pairs_cut_short << " (+" << ps.pairs_cut_short
+            << " cut short), layer searches " << fs.layer_searches << " -> " << ps.layer_searches
+            << ", tightest bound/cost " << full.tightest << "\n";
+}
+
+TEST(BoundPruning, MlpL) { check_network("mlp_l"); }
+TEST(BoundPruning, LstmGnmt) { check_network("lstm_gnmt"); }
+TEST(BoundPruning, AlexNet) { check_network("alex_net"); }
+
+TEST(BoundPruning, MoreNetworks) {
+  const char* nets = std::getenv("KAPLA_BOUND_NETS");
+  if (!nets) GTEST_SKIP() << "set KAPLA_BOUND_NETS=mobilenet,vgg_net,googlenet,resnet50 (slow)";
+  std::stringstream ss(nets);
+  for (std::string n; std::getline(ss, n, ',');) check_network(n);
+}
+
+// K's param turns it off; the frontier (paper option) runs without it.
+TEST(BoundPruning, KParamAndFrontier) {
+  search::KaplaSolverOptions ko;
+  EXPECT_TRUE(ko.bound_pruning);
+  EXPECT_TRUE(search::KaplaSolver(ko).inter_layer_pruning().bound_pruning);
+  ko.bound_pruning = false;
+  EXPECT_FALSE(search::KaplaSolver(ko).inter_layer_pruning().bound_pruning);
+}
+
+}  // namespace
+}  // namespace kapla

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/emit_files.hpp"
 #include "cli/progress_flags.hpp"
 #include "cli/schedule_text.hpp"
 #include "core/errors.hpp"
@@ -67,6 +68,8 @@ struct ScheduleArgs {
   std::string params_json;
   std::vector<std::string> params;
   bool show_directives = false;
+  std::string emit_dir;                  // --emit: write each layer's loop-nest program here
+  std::vector<std::string> emit_layers;  // --emit-layer: only these (default: every layer)
   ProgressFlags progress;
   std::string array_mapping;  // empty: the hardware's
   // The reference CLI's hardware flags (used without --hardware).
@@ -432,21 +435,33 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     print_schedule(std::cout, {net, a.batch, hw, costs, options}, best);
   }
 
+  // Layer l's problem as the scheme was priced, but on the whole hardware's resource: what the
+  // directives and the emitted programs read of it (layer, batch, PE array, options) is the
+  // same for every segment's region.
+  const mapping::Resource resource = schedule::build_resource(hw);
+  auto layer_problem = [&](std::size_t l) {
+    pricing::LayerProblem p;
+    p.layer = net.layer(l);
+    p.batch = a.batch;
+    p.resource = resource;
+    p.options = options;
+    p.costs = costs;
+    return p;
+  };
   if (text && a.show_directives) {
     // Each layer's chosen scheme (partition, nested loop, blocking) as KAPLA directives; the
     // lowering is the same for every strategy (it reads only the scheme).
     std::cout << "\ndirectives\n";
-    const mapping::Resource resource = schedule::build_resource(hw);
     for (std::size_t l : best.order()) {
-      pricing::LayerProblem p;
-      p.layer = net.layer(l);
-      p.batch = a.batch;
-      p.resource = resource;
-      p.options = options;
-      p.costs = costs;
       std::cout << search::kapla::format_directives(
-          search::directives_of(p, *best.get(l), net.layer_name(l)));
+          search::directives_of(layer_problem(l), *best.get(l), net.layer_name(l)));
     }
+  }
+  if (!a.emit_dir.empty()) {
+    std::vector<EmitLayer> layers;
+    for (std::size_t l : best.order())
+      layers.push_back({net.layer_name(l), layer_problem(l), best.get(l)});
+    write_emitted_layers(a.emit_dir, a.emit_layers, layers, std::cerr);
   }
 
   if (!a.json_out.empty()) {
@@ -559,6 +574,10 @@ void register_schedule(CLI::App& app, Context& ctx) {
                   "The strategy's params as a JSON object (as a job file's \"params\")");
   sub->add_option("--param", a->params,
                   "One strategy param KEY=VALUE (repeatable; overrides --params and the flags)");
+  sub->add_option("--emit", a->emit_dir,
+                  "Write each layer's schedule as a C++ loop-nest program into DIR "
+                  "(docs/emit.md)");
+  sub->add_option("--emit-layer", a->emit_layers, "With --emit: only this layer (repeatable)");
   sub->add_flag("--show-directives", a->show_directives,
                 "Print each layer's chosen scheme as KAPLA directives (tensor/stack/update)");
   sub->add_option("--array-mapping", a->array_mapping,

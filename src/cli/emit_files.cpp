@@ -1,0 +1,57 @@
+#include "cli/emit_files.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.hpp"
+#include "emit/layer_program.hpp"
+
+namespace kapla::cli {
+namespace {
+
+// A file name for a layer name (names may hold '/' or spaces).
+std::string file_stem(const std::string& layer) {
+  std::string s = layer;
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+  return s;
+}
+
+}  // namespace
+
+void write_emitted_layers(const std::string& dir, const std::vector<std::string>& only,
+                          const std::vector<EmitLayer>& layers, std::ostream& notes) {
+  for (const auto& name : only) {
+    if (std::none_of(layers.begin(), layers.end(),
+                     [&](const EmitLayer& l) { return l.name == name; }))
+      throw InputError("--emit-layer: no layer named '" + name + "' in the schedule");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError("--emit: cannot create directory " + dir + ": " + ec.message());
+  int written = 0;
+  for (const auto& l : layers) {
+    const bool named = std::find(only.begin(), only.end(), l.name) != only.end();
+    if (!only.empty() && !named) continue;
+    try {
+      if (!l.schedule->detail)
+        throw InputError("emit: layer " + l.name + ": the strategy kept no loop-blocking detail");
+      const emit::LayerScheme scheme{l.name, l.problem, l.schedule->part, l.schedule->nld_index,
+                                     *l.schedule->detail};
+      const std::string source = emit::emit_layer_program(scheme);  // may refuse the layer
+      const std::string path = dir + "/" + file_stem(l.name) + ".cpp";
+      std::ofstream f(path);
+      if (!(f << source)) throw InputError("--emit: cannot write " + path);
+      ++written;
+    } catch (const InputError& e) {
+      if (named) throw;
+      notes << "note: " << e.what() << " (skipped)\n";
+    }
+  }
+  notes << "emitted " << written << " layer program" << (written == 1 ? "" : "s") << " into " << dir
+        << " (build each with c++ -O2 FILE)\n";
+}
+
+}  // namespace kapla::cli

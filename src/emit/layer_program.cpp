@@ -1,0 +1,223 @@
+#include "emit/layer_program.hpp"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "emit/program_template.hpp"
+#include "mapping/part_layer.hpp"
+#include "pricing/fixed_scheme.hpp"
+
+namespace kapla::emit {
+namespace {
+
+constexpr std::array<const char*, 3> kLoopVar = {"i", "o", "b"};  // IFM, OFM, BAT loops
+
+std::string number(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  std::string t = s.str();
+  // A literal the emitted program reads as a double.
+  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
+  return t;
+}
+
+template <class T>
+std::string list3(const T& a, const T& b, const T& c) {
+  std::ostringstream s;
+  s << "{" << a << ", " << b << ", " << c << "}";
+  return s.str();
+}
+
+std::string bools(const PerDataCategory<bool>& v) {
+  auto b = [](bool x) { return x ? "true" : "false"; };
+  return list3(b(v[DataCategory::Fil]), b(v[DataCategory::Ifm]), b(v[DataCategory::Ofm]));
+}
+
+std::string doubles(const PerDataCategory<double>& v) {
+  return list3(number(v[DataCategory::Fil]), number(v[DataCategory::Ifm]),
+               number(v[DataCategory::Ofm]));
+}
+
+// The loops of a level from outer to inner (bl_ords: larger position = outer).
+std::vector<LoopDim> outer_to_inner(const PerLoopDim<int>& ord) {
+  std::vector<LoopDim> loops = {LoopDim::Ifm, LoopDim::Ofm, LoopDim::Bat};
+  std::sort(loops.begin(), loops.end(), [&](LoopDim a, LoopDim b) { return ord[a] > ord[b]; });
+  return loops;
+}
+
+void check_supported(const LayerScheme& s, const mapping::PartLayer& pl,
+                     const cost::NestedLoopDesc& nld) {
+  const auto& p = s.problem;
+  const std::string what = "emit: layer " + s.name + ": ";
+  if (!s.eval.valid())
+    throw InputError(what + "the scheme is invalid (" +
+                     std::string(cost::invalid_reason_name(s.eval.invalid)) + ")");
+  if (p.resource.array_mapping != model::ArrayMapping::RowStationary)
+    throw InputError(what + "only the row-stationary mapping is emitted so far");
+  if (p.layer.is_back() || p.layer.is_local_region() || p.layer.is_depthwise() ||
+      pl.p_layer.type != model::LayerType::Conv)
+    throw InputError(what + "only forward Conv and FC layers are emitted so far (got " +
+                     std::string(model::type_name(p.layer.type)) + ")");
+  if (!nld.has_conv_data_loops() || nld.rw_data != DataCategory::Ofm)
+    throw InternalError(what + "a Conv NLD without Conv data loops");
+}
+
+// The schedule as the customization primitives an Allo user would write for the same loop
+// nest (issue 21 item 3), one per line, as comments: split each loop into its three levels,
+// reorder, place each category's buffer at its level (or say it bypasses GBUF), spread the
+// node partition and unfold the unit pass onto the PE array.
+std::string allo_primitives(const LayerScheme& s, const cost::LoopBlockingEval& ev,
+                            const cost::MapGeometry& geo) {
+  constexpr std::array<const char*, 3> kTensor = {"W", "I", "O"};  // FIL, IFM, OFM
+  constexpr std::array<std::array<bool, 3>, 3> kRelated = {
+      {{true, true, false}, {true, false, true}, {false, true, true}}};
+  const auto& t = ev.blocking.bl_ts;
+  std::ostringstream o;
+  o << "// The same schedule as Allo customization primitives (compare line by line; not run):\n";
+  for (int li = 0; li < 3; ++li) {
+    const auto l = static_cast<LoopDim>(li);
+    o << "//   s.split(\"" << kLoopVar[li] << "\", factors=[" << t[0][l] << ", " << t[1][l] << ", "
+      << t[2][l] << "])  # -> " << kLoopVar[li] << "0, " << kLoopVar[li] << "1, " << kLoopVar[li]
+      << "2\n";
+  }
+  std::vector<std::string> order;
+  std::array<std::string, 2> innermost_related_axis[3];
+  for (int bl = 0; bl < 2; ++bl) {
+    for (LoopDim l : outer_to_inner(ev.blocking.bl_ords[static_cast<std::size_t>(bl)])) {
+      const std::string axis = kLoopVar[static_cast<int>(l)] + std::to_string(bl);
+      order.push_back(axis);
+      for (int d = 0; d < 3; ++d)
+        if (kRelated[static_cast<std::size_t>(d)][static_cast<std::size_t>(l)])
+          innermost_related_axis[d][static_cast<std::size_t>(bl)] = axis;
+    }
+  }
+  o << "//   s.reorder(";
+  for (const auto& a : order) o << "\"" << a << "\", ";
+  o << "\"i2\", \"o2\", \"b2\")\n";
+  for (auto d : all_values<DataCategory>()) {
+    const int di = static_cast<int>(d);
+    if (ev.stored_in_gbuf[d])
+      o << "//   s.buffer_at(" << kTensor[di] << ", axis=\"" << innermost_related_axis[di][0]
+        << "\")  # GBUF tile\n";
+    else
+      o << "//   # " << kTensor[di] << " bypasses GBUF: DRAM -> REGF\n";
+    o << "//   s.buffer_at(" << kTensor[di] << ", axis=\"" << innermost_related_axis[di][1]
+      << "\")  # REGF tile\n";
+  }
+  const auto& part = s.part;
+  o << "//   s.partition(nodes, OUTP=" << part.size(ParallelDim::Outp)
+    << ", OFMP=" << part.size(ParallelDim::Ofmp) << ", BATP=" << part.size(ParallelDim::Batp)
+    << ", INPP=" << part.size(ParallelDim::Inpp) << ")  # " << part.size()
+    << " node(s), one piece each\n";
+  o << "//   s.unfold(\"unit_pass\", pe=[" << s.problem.resource.dim_array.h << ", "
+    << s.problem.resource.dim_array.w << "])  # row stationary: " << geo.fold.h
+    << " filter-row group(s), " << geo.fold.w << " ofmap-row fold(s), replication " << geo.repl.h
+    << "x" << geo.repl.w << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+std::string emit_layer_program(const LayerScheme& s) {
+  // The per-node layer and its mapping, as the pricing pipeline derives them (the node region
+  // and its buffer sharing are not needed: the evaluation carries what they decided).
+  const auto pl = mapping::part_layer(s.problem.layer, s.problem.batch, s.part);
+  const auto map = pricing::map_partitioned_layer(s.problem, pl);
+  if (s.nld_index < 0 || static_cast<std::size_t>(s.nld_index) >= map.nlds.size())
+    throw InputError("emit: layer " + s.name + ": nld_index " + std::to_string(s.nld_index) +
+                     " out of range (" + std::to_string(map.nlds.size()) + " NLDs)");
+  const auto& nld = map.nlds[static_cast<std::size_t>(s.nld_index)];
+  const auto& geo = map.nld_geometry[static_cast<std::size_t>(s.nld_index)];
+  check_supported(s, pl, nld);
+  const auto& ev = s.eval;
+  const auto& L = pl.p_layer;
+  if (nld.loopcnt[LoopDim::Bat] != pl.p_batch * geo.fold.w)
+    throw InternalError("emit: layer " + s.name + ": batch loop count is not batch x fold");
+
+  const double nodes = static_cast<double>(ev.num_nodes);
+  // The model's per-layer counts back to one node (access forwarding divides a group's DRAM
+  // fetches among its nodes; on-chip sources and destinations move DRAM counts to remote GBUF).
+  PerDataCategory<double> model_dram{}, model_gbuf{}, gbuf_words{};
+  PerDataCategory<std::int64_t> subgroup{};
+  for (auto d : all_values<DataCategory>()) {
+    const double moved = ev.remote_gbuf_access[d];
+    model_dram[d] = (ev.access[MemLevel::Dram][d] + moved) *
+                    static_cast<double>(ev.accfwd_reduction[d]) / nodes;
+    model_gbuf[d] = ev.access[MemLevel::Gbuf][d] / nodes;
+    gbuf_words[d] = ev.size[0][d];
+    subgroup[d] = ev.bufshr.subgrp_size[d];
+  }
+  const auto& t = ev.blocking.bl_ts;
+
+  std::ostringstream o;
+  o << "// Emitted by `kapla emit` (issue 21, first slice; docs/emit.md): layer " << s.name
+    << ",\n// one node's piece of partition " << s.part.size() << " nodes, NLD " << s.nld_index
+    << ", blocking and orders as the cost model priced them.\n// Build: c++ -O2 THIS_FILE; run: "
+       "./a.out [--count-only]. Exit 0 when every count matches the model\n// and the output "
+       "equals the naive loop nest.\n";
+  o << allo_primitives(s, ev, geo);
+  o << detail::kProgramHead;
+  o << "// The node's piece: C input channels, M output channels, N samples, EH x EW ofmap, RH x "
+       "RW filter, UH x UW stride.\n";
+  o << "constexpr i64 C = " << L.nifm << ", M = " << L.nofm << ", N = " << pl.p_batch
+    << ", EH = " << L.sofm.h << ", EW = " << L.sofm.w << ", RH = " << L.sfil.h
+    << ", RW = " << L.sfil.w << ", UH = " << L.strd.h << ", UW = " << L.strd.w << ";\n";
+  o << "// Row-stationary mapping: ofmap rows folded FOLD_W times in time; FOLD_H filter-row "
+       "groups per unit pass.\nconstexpr i64 FOLD_H = "
+    << geo.fold.h << ", FOLD_W = " << geo.fold.w << ";\n";
+  o << "// Channel pieces per unit (the NLD's IFM and OFM loop counts).\nconstexpr i64 CU = "
+    << nld.loopcnt[LoopDim::Ifm] << ", MU = " << nld.loopcnt[LoopDim::Ofm] << ";\n";
+  o << "// Blocking factors T[level][loop]: level 0 outermost (DRAM -> GBUF), 1 (GBUF -> REGF), "
+       "2 inside REGF.\nconstexpr i64 T[3][3] = {";
+  for (int bl = 0; bl < 3; ++bl)
+    o << (bl ? ", " : "") << list3(t[bl][LoopDim::Ifm], t[bl][LoopDim::Ofm], t[bl][LoopDim::Bat]);
+  o << "};\n";
+  o << "constexpr bool STORED[3] = " << bools(ev.stored_in_gbuf)
+    << ";  // kept in GBUF (else bypassed)\n";
+  o << "constexpr bool REGF_REUSABLE[3] = " << bools(nld.regf_reusable) << ";\n";
+  o << "constexpr bool FILTER_PINNED = " << (ev.filter_pinned ? "true" : "false") << ";\n";
+  o << "constexpr i64 SUBGROUP[3] = "
+    << list3(subgroup[DataCategory::Fil], subgroup[DataCategory::Ifm], subgroup[DataCategory::Ofm])
+    << ";  // GBUF sharing subgroups\n";
+  o << "// The cost model's figures for one node.\n";
+  o << "constexpr double MODEL_DRAM[3] = " << doubles(model_dram) << ";\n";
+  o << "constexpr double MODEL_GBUF[3] = " << doubles(model_gbuf) << ";\n";
+  o << "constexpr double MODEL_GBUF_WORDS[3] = " << doubles(gbuf_words) << ";\n";
+  o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";
+  o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";
+  o << detail::kProgramBody;
+
+  // The loop nest, in the scheme's order.
+  std::string indent = "  ";
+  int depth = 0;
+  for (int bl = 0; bl < 2; ++bl) {
+    for (LoopDim l : outer_to_inner(ev.blocking.bl_ords[static_cast<std::size_t>(bl)])) {
+      const int li = static_cast<int>(l);
+      o << indent << "for (x" << bl << "[" << li << "] = 0; x" << bl << "[" << li << "] < T[" << bl
+        << "][" << li << "]; ++x" << bl << "[" << li << "]) {  // " << kLoopVar[li] << bl << "\n";
+      indent += "  ";
+      ++depth;
+    }
+  }
+  o << indent << "visit(x0, x1);\n";
+  o << indent << "if (compute)\n";
+  for (int li = 0; li < 3; ++li)
+    o << indent << "  for (x2[" << li << "] = 0; x2[" << li << "] < T[2][" << li << "]; ++x2[" << li
+      << "])\n";
+  o << indent << "    unit_pass((x0[0] * T[1][0] + x1[0]) * T[2][0] + x2[0],\n"
+    << indent << "              (x0[1] * T[1][1] + x1[1]) * T[2][1] + x2[1],\n"
+    << indent << "              (x0[2] * T[1][2] + x1[2]) * T[2][2] + x2[2]);\n";
+  for (int i = 0; i < depth; ++i) {
+    indent.resize(indent.size() - 2);
+    o << indent << "}\n";
+  }
+  o << detail::kProgramTail;
+  return o.str();
+}
+
+}  // namespace kapla::emit

@@ -1,0 +1,41 @@
+// From schedule to code (issue 21, first slice): one priced layer scheme written out as a
+// self-contained C++ program that runs the scheme's DRAM -> GBUF -> REGF loop nest on random
+// integer data, checks its output against a naive loop nest, and counts the words that cross
+// each memory boundary, per data category, to compare them with the cost model's access counts.
+//
+// What the program runs and counts, and what it does not yet (docs/emit.md):
+//  - one node's piece of the layer (the partition's ceil piece, mapping::part_layer); the model's
+//    per-layer counts are divided by the node count and multiplied back by access forwarding;
+//  - the loop nest over the nested-loop description's units (IFM channel pieces, OFM channel
+//    pieces, (sample, ofmap-row fold) pairs) with the scheme's blocking factors and orders;
+//    a category's buffer at a level is refilled whenever the tile it must hold changes;
+//  - DRAM and GBUF counts per category; the PE array inside a unit pass (REGF, array bus) is
+//    not emitted yet: a unit pass reads its GBUF data once per folded filter-row group (FOLD_H),
+//    as the model's unit pass does.
+// Supported: forward Conv and FC layers on the row-stationary mapping (every partition, with
+// or without buffer sharing and bypass). Anything else is an InputError naming what is missing.
+#pragma once
+
+#include <string>
+
+#include "cost/loop_blocking.hpp"
+#include "mapping/partition_scheme.hpp"
+#include "pricing/layer_problem.hpp"
+
+namespace kapla::emit {
+
+/// One layer scheme to emit: the problem it was priced under, its partition, NLD index and the
+/// loop-blocking evaluation (valid) that the cost model produced for it.
+struct LayerScheme {
+  std::string name;
+  pricing::LayerProblem problem;
+  mapping::PartitionScheme part;
+  int nld_index = 0;
+  cost::LoopBlockingEval eval;
+};
+
+/// The program's source text (one translation unit; `c++ -O2 FILE` builds it). Throws
+/// InputError when the scheme is invalid or of a kind this emitter does not handle yet.
+std::string emit_layer_program(const LayerScheme& scheme);
+
+}  // namespace kapla::emit

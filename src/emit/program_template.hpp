@@ -1,0 +1,225 @@
+// The fixed part of an emitted layer program (emit/layer_program.cpp fills in the constants and
+// writes the loop nest in the scheme's order). Kept as one raw string so that what a user reads
+// in the emitted file is what is written here.
+#pragma once
+
+namespace kapla::emit::detail {
+
+// Text before the constants.
+inline constexpr const char* kProgramHead = R"(#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using i64 = std::int64_t;
+constexpr int FIL = 0, IFM = 1, OFM = 2;  // data categories
+const char* const CATEGORY[3] = {"FIL", "IFM", "OFM"};
+// Loops of the nested-loop description: 0 = input-channel pieces, 1 = output-channel pieces,
+// 2 = (sample, ofmap-row fold) pairs. RELATED[d][l]: whether category d's data depend on loop l.
+constexpr bool RELATED[3][3] = {{true, true, false}, {true, false, true}, {false, true, true}};
+)";
+
+// Text after the constants, before the loop nest.
+inline constexpr const char* kProgramBody = R"(
+constexpr i64 HI = (EH - 1) * UH + RH, WI = (EW - 1) * UW + RW;  // ifmap rows and columns
+constexpr i64 UNITS[3] = {CU, MU, N * FOLD_W};
+
+// A balanced split of n into k pieces: piece j's size (the first n % k pieces one longer).
+constexpr i64 piece(i64 n, i64 k, i64 j) { return n / k + (j < n % k ? 1 : 0); }
+constexpr i64 piece_begin(i64 n, i64 k, i64 j) { return j * (n / k) + (j < n % k ? j : n % k); }
+
+// Words of category d in the units [lo[l], hi[l]) of each related loop l.
+i64 tile_words(int d, const i64* lo, const i64* hi) {
+  i64 c = 0, m = 0, bin = 0, bout = 0;
+  for (i64 u = lo[0]; u < hi[0]; ++u) c += piece(C, CU, u);
+  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
+  for (i64 u = lo[2]; u < hi[2]; ++u) {
+    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
+    bin += (RH + (rows - 1) * UH) * WI;  // the ifmap rows one fold of ofmap rows reads
+    bout += rows * EW;
+  }
+  if (d == FIL) return c * m * RH * RW;
+  if (d == IFM) return c * bin;
+  return m * bout;
+}
+
+// One category's buffer at one level: refilled whenever the tile it must hold changes. The
+// read-modify-write category (OFM) reads a tile back only if it was filled before, and writes
+// every tile it drains.
+struct Buffer {
+  int d = 0;
+  bool rw = false;
+  i64 key = -1;
+  i64 words = 0;
+  i64 max_words = 0;
+  i64 fills = 0;
+  double reads = 0, writes = 0;
+  std::vector<char> seen;
+  void touch(i64 new_key, i64 tile, i64 new_words) {
+    if (new_key == key) return;
+    drain();
+    if (!rw || seen[static_cast<std::size_t>(tile)]) reads += static_cast<double>(new_words);
+    if (rw) seen[static_cast<std::size_t>(tile)] = 1;
+    key = new_key;
+    words = new_words;
+    ++fills;
+    if (new_words > max_words) max_words = new_words;
+  }
+  void drain() {
+    if (key >= 0 && rw) writes += static_cast<double>(words);
+  }
+};
+
+Buffer buffers[2][3];  // [level: 0 = DRAM -> GBUF, 1 = GBUF -> REGF][category]
+
+// Called once per level-1 iteration (the level-2 loops run inside REGF): every buffer checks
+// whether its tile changed.
+void visit(const i64* x0, const i64* x1) {
+  for (int d = 0; d < 3; ++d) {
+    for (int bl = 0; bl < 2; ++bl) {
+      i64 lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, key = 0, tile = 0;
+      for (int l = 0; l < 3; ++l) {
+        const i64 span = bl == 0 ? T[1][l] * T[2][l] : T[2][l];
+        const i64 idx = bl == 0 ? x0[l] : x0[l] * T[1][l] + x1[l];
+        const i64 cnt = bl == 0 ? T[0][l] : T[0][l] * T[1][l];
+        if (RELATED[d][l]) {
+          lo[l] = idx * span;
+          hi[l] = lo[l] + span;
+          tile = tile * cnt + idx;
+          key = key * cnt + idx;
+        } else if (bl == 1 && !REGF_REUSABLE[d]) {
+          key = key * cnt + idx;  // the KAPLA fork: this REGF copy does not survive other loops
+        }
+      }
+      buffers[bl][d].touch(key, tile, tile_words(d, lo, hi));
+    }
+  }
+}
+
+std::vector<int> ifmap, filter;
+std::vector<i64> ofmap, naive;
+i64 macs = 0;
+
+// One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb.
+void unit_pass(i64 ci, i64 co, i64 cb) {
+  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const i64 c0 = piece_begin(C, CU, ci), c1 = c0 + piece(C, CU, ci);
+  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
+  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
+  for (i64 m = m0; m < m1; ++m)
+    for (i64 c = c0; c < c1; ++c)
+      for (i64 r = r0; r < r1; ++r)
+        for (i64 q = 0; q < EW; ++q) {
+          i64 acc = 0;
+          for (i64 fr = 0; fr < RH; ++fr)
+            for (i64 fq = 0; fq < RW; ++fq)
+              acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
+                     filter[((m * C + c) * RH + fr) * RW + fq];
+          ofmap[((n * M + m) * EH + r) * EW + q] += acc;
+        }
+  macs += (m1 - m0) * (c1 - c0) * (r1 - r0) * EW * RH * RW;
+}
+
+void naive_layer() {
+  for (i64 n = 0; n < N; ++n)
+    for (i64 m = 0; m < M; ++m)
+      for (i64 r = 0; r < EH; ++r)
+        for (i64 q = 0; q < EW; ++q) {
+          i64 acc = 0;
+          for (i64 c = 0; c < C; ++c)
+            for (i64 fr = 0; fr < RH; ++fr)
+              for (i64 fq = 0; fq < RW; ++fq)
+                acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
+                       filter[((m * C + c) * RH + fr) * RW + fq];
+          naive[((n * M + m) * EH + r) * EW + q] = acc;
+        }
+}
+
+bool close(double counted, double model) {
+  return std::fabs(counted - model) <= 1e-9 * std::fmax(std::fabs(counted), std::fabs(model));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool compute = !(argc > 1 && std::strcmp(argv[1], "--count-only") == 0);
+  if (compute) {
+    std::uint64_t s = 1;  // a fixed LCG: the same data on every run
+    auto next = [&s] {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<int>((s >> 33) % 16) - 8;
+    };
+    ifmap.resize(static_cast<std::size_t>(N * C * HI * WI));
+    filter.resize(static_cast<std::size_t>(M * C * RH * RW));
+    for (auto& v : ifmap) v = next();
+    for (auto& v : filter) v = next();
+    ofmap.assign(static_cast<std::size_t>(N * M * EH * EW), 0);
+    naive.assign(ofmap.size(), 0);
+  }
+  for (int bl = 0; bl < 2; ++bl)
+    for (int d = 0; d < 3; ++d) {
+      Buffer& b = buffers[bl][d];
+      b.d = d;
+      b.rw = d == OFM;
+      i64 tiles = 1;
+      for (int l = 0; l < 3; ++l)
+        if (RELATED[d][l]) tiles *= bl == 0 ? T[0][l] : T[0][l] * T[1][l];
+      b.seen.assign(static_cast<std::size_t>(tiles), 0);
+    }
+  i64 x0[3], x1[3], x2[3];
+)";
+
+// Text after the loop nest.
+inline constexpr const char* kProgramTail = R"(
+  for (auto& level : buffers)
+    for (auto& b : level) b.drain();
+
+  bool ok = true;
+  // DRAM: a GBUF-stored category crosses at level 0; a bypassed one goes DRAM -> REGF at level
+  // 1, once per folded filter-row group like a GBUF read. GBUF: reads toward the array (level 1)
+  // of stored categories, once per folded filter-row group for IFM and OFM.
+  for (int d = 0; d < 3; ++d) {
+    const double passes = d == FIL ? 1.0 : static_cast<double>(FOLD_H);
+    const Buffer& b0 = buffers[0][d];
+    const Buffer& b1 = buffers[1][d];
+    double dram = STORED[d] ? b0.reads + b0.writes : (b1.reads + b1.writes) * passes;
+    // A pinned filter is loaded once before the layer and stays (no_time_mux): not this layer's.
+    if (d == FIL && FILTER_PINNED) dram = 0;
+    const double gbuf = STORED[d] ? (b1.reads + b1.writes) * passes : 0.0;
+    const bool dram_ok = close(dram, MODEL_DRAM[d]), gbuf_ok = close(gbuf, MODEL_GBUF[d]);
+    std::printf("DRAM %s counted=%.17g model=%.17g%s\n", CATEGORY[d], dram, MODEL_DRAM[d],
+                dram_ok ? "" : "  MISMATCH");
+    std::printf("GBUF %s counted=%.17g model=%.17g%s\n", CATEGORY[d], gbuf, MODEL_GBUF[d],
+                gbuf_ok ? "" : "  MISMATCH");
+    ok = ok && dram_ok && gbuf_ok;
+    // Buffers as the model sizes them: the largest tile must fit (GBUF: this node's share of
+    // a sharing group holds 1/SUBGROUP of it).
+    const double cap = MODEL_GBUF_WORDS[d] * static_cast<double>(SUBGROUP[d]);
+    const bool fits = !STORED[d] || static_cast<double>(b0.max_words) <= cap;
+    std::printf("FIT GBUF %s largest_tile=%lld model_size=%.17g%s\n", CATEGORY[d],
+                static_cast<long long>(STORED[d] ? b0.max_words : 0), STORED[d] ? cap : 0.0,
+                fits ? "" : "  OVERFLOW");
+    ok = ok && fits;
+  }
+  if (compute) {
+    naive_layer();
+    i64 sum = 0;
+    for (auto v : ofmap) sum += v;
+    const bool same = ofmap == naive;
+    const bool macs_ok = close(static_cast<double>(macs) * OCCUPANCY, MODEL_OPS);
+    std::printf("MACS counted=%lld model=%.17g (x occupancy %.17g)%s\n",
+                static_cast<long long>(macs), MODEL_OPS, OCCUPANCY, macs_ok ? "" : "  MISMATCH");
+    std::printf("OUTPUT checksum=%lld %s\n", static_cast<long long>(sum),
+                same ? "equals the naive loop nest" : "DIFFERS from the naive loop nest");
+    ok = ok && same && macs_ok;
+  }
+  std::printf("%s\n", ok ? "OK" : "FAILED");
+  return ok ? 0 : 1;
+}
+)";
+
+}  // namespace kapla::emit::detail

@@ -50,8 +50,10 @@ std::vector<LoopDim> outer_to_inner(const PerLoopDim<int>& ord) {
   return loops;
 }
 
-void check_supported(const LayerScheme& s, const mapping::PartLayer& pl,
-                     const cost::NestedLoopDesc& nld) {
+// The kernels the layer's kind needs (Conv/FC or a local region), or an InputError naming what
+// is not emitted yet.
+bool is_local_region_kind(const LayerScheme& s, const mapping::PartLayer& pl,
+                          const cost::NestedLoopDesc& nld) {
   const auto& p = s.problem;
   const std::string what = "emit: layer " + s.name + ": ";
   if (!s.eval.valid())
@@ -59,12 +61,24 @@ void check_supported(const LayerScheme& s, const mapping::PartLayer& pl,
                      std::string(cost::invalid_reason_name(s.eval.invalid)) + ")");
   if (p.resource.array_mapping != model::ArrayMapping::RowStationary)
     throw InputError(what + "only the row-stationary mapping is emitted so far");
-  if (p.layer.is_back() || p.layer.is_local_region() || p.layer.is_depthwise() ||
-      pl.p_layer.type != model::LayerType::Conv)
-    throw InputError(what + "only forward Conv and FC layers are emitted so far (got " +
-                     std::string(model::type_name(p.layer.type)) + ")");
-  if (!nld.has_conv_data_loops() || nld.rw_data != DataCategory::Ofm)
-    throw InternalError(what + "a Conv NLD without Conv data loops");
+  const auto t = p.layer.type;
+  const bool conv = t == model::LayerType::Conv || t == model::LayerType::FC;
+  // A local region over channels (nreg > 1, LRN-like) other than an element-wise sum is not
+  // emitted: its ifmap window over channels is not what the model counts.
+  const bool local = t == model::LayerType::Pooling || t == model::LayerType::Eltwise ||
+                     (t == model::LayerType::LocalRegion && p.layer.nreg == 1);
+  if (!conv && !local)
+    throw InputError(what + "only forward Conv, FC, Pooling and Eltwise layers are emitted so " +
+                     "far (got " + std::string(model::type_name(t)) + ")");
+  using mapping::LoopSet;
+  const PerDataCategory<LoopSet> local_loops{
+      {LoopSet{}, LoopSet{LoopDim::Ofm, LoopDim::Bat}, LoopSet{LoopDim::Ofm, LoopDim::Bat}}};
+  const bool loops_ok = conv
+                            ? nld.has_conv_data_loops() && pl.p_layer.type == model::LayerType::Conv
+                            : nld.data_loops == local_loops && nld.loopcnt[LoopDim::Ifm] == 1;
+  if (!loops_ok || nld.rw_data != DataCategory::Ofm)
+    throw InternalError(what + "the NLD's data loops are not those of its kind");
+  return local;
 }
 
 // The schedule as the customization primitives an Allo user would write for the same loop
@@ -133,7 +147,7 @@ std::string emit_layer_program(const LayerScheme& s) {
                      " out of range (" + std::to_string(map.nlds.size()) + " NLDs)");
   const auto& nld = map.nlds[static_cast<std::size_t>(s.nld_index)];
   const auto& geo = map.nld_geometry[static_cast<std::size_t>(s.nld_index)];
-  check_supported(s, pl, nld);
+  const bool local = is_local_region_kind(s, pl, nld);
   const auto& ev = s.eval;
   const auto& L = pl.p_layer;
   if (nld.loopcnt[LoopDim::Bat] != pl.p_batch * geo.fold.w)
@@ -164,9 +178,14 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << detail::kProgramHead;
   o << "// The node's piece: C input channels, M output channels, N samples, EH x EW ofmap, RH x "
        "RW filter, UH x UW stride.\n";
+  // A local region's window plays the filter's part (RH x RW), over NREG inputs if element-wise.
+  const PhyDim2 window = local ? L.sreg : L.sfil;
   o << "constexpr i64 C = " << L.nifm << ", M = " << L.nofm << ", N = " << pl.p_batch
-    << ", EH = " << L.sofm.h << ", EW = " << L.sofm.w << ", RH = " << L.sfil.h
-    << ", RW = " << L.sfil.w << ", UH = " << L.strd.h << ", UW = " << L.strd.w << ";\n";
+    << ", EH = " << L.sofm.h << ", EW = " << L.sofm.w << ", RH = " << window.h
+    << ", RW = " << window.w << ", UH = " << L.strd.h << ", UW = " << L.strd.w << ";\n";
+  if (local)
+    o << "constexpr i64 NREG = " << L.nreg << ";\nconstexpr bool ELTWISE = "
+      << (s.problem.layer.type == model::LayerType::Eltwise ? "true" : "false") << ";\n";
   o << "// Row-stationary mapping: ofmap rows folded FOLD_W times in time; FOLD_H filter-row "
        "groups per unit pass.\nconstexpr i64 FOLD_H = "
     << geo.fold.h << ", FOLD_W = " << geo.fold.w << ";\n";
@@ -190,7 +209,8 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << "constexpr double MODEL_GBUF_WORDS[3] = " << doubles(gbuf_words) << ";\n";
   o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";
   o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";
-  o << detail::kProgramBody;
+  o << detail::kProgramCommon << (local ? detail::kLocalRegionKernels : detail::kConvKernels)
+    << detail::kProgramBody;
 
   // The loop nest, in the scheme's order.
   std::string indent = "  ";

@@ -12,8 +12,9 @@
 //  - DRAM and GBUF counts per category; the PE array inside a unit pass (REGF, array bus) is
 //    not emitted yet: a unit pass reads its GBUF data once per folded filter-row group (FOLD_H),
 //    as the model's unit pass does.
-// Supported: forward Conv and FC layers on the row-stationary mapping (every partition, with
-// or without buffer sharing and bypass). Anything else is an InputError naming what is missing.
+// Supported: forward Conv, FC, Pooling and Eltwise layers on the row-stationary mapping (every
+// partition, with or without buffer sharing and bypass). Anything else is an InputError naming
+// what is missing.
 #pragma once
 
 #include <string>

@@ -18,19 +18,30 @@ namespace {
 using i64 = std::int64_t;
 constexpr int FIL = 0, IFM = 1, OFM = 2;  // data categories
 const char* const CATEGORY[3] = {"FIL", "IFM", "OFM"};
-// Loops of the nested-loop description: 0 = input-channel pieces, 1 = output-channel pieces,
-// 2 = (sample, ofmap-row fold) pairs. RELATED[d][l]: whether category d's data depend on loop l.
-constexpr bool RELATED[3][3] = {{true, true, false}, {true, false, true}, {false, true, true}};
 )";
 
 // Text after the constants, before the loop nest.
-inline constexpr const char* kProgramBody = R"(
+inline constexpr const char* kProgramCommon = R"(
 constexpr i64 HI = (EH - 1) * UH + RH, WI = (EW - 1) * UW + RW;  // ifmap rows and columns
-constexpr i64 UNITS[3] = {CU, MU, N * FOLD_W};
 
 // A balanced split of n into k pieces: piece j's size (the first n % k pieces one longer).
 constexpr i64 piece(i64 n, i64 k, i64 j) { return n / k + (j < n % k ? 1 : 0); }
 constexpr i64 piece_begin(i64 n, i64 k, i64 j) { return j * (n / k) + (j < n % k ? j : n % k); }
+
+std::vector<int> ifmap, filter;
+std::vector<i64> ofmap, naive;
+i64 macs = 0;
+)";
+
+// Conv and FC kernels: the loops of the nested-loop description are 0 = input-channel pieces,
+// 1 = output-channel pieces, 2 = (sample, ofmap-row fold) pairs; RELATED[d][l]: whether category
+// d's data depend on loop l. PASSES[d]: reads of d per unit pass (FOLD_H filter-row groups).
+inline constexpr const char* kConvKernels = R"(
+constexpr bool RELATED[3][3] = {{true, true, false}, {true, false, true}, {false, true, true}};
+constexpr i64 PASSES[3] = {1, FOLD_H, FOLD_H};
+constexpr i64 IFM_INPUTS = 1;  // ifmap words per word the model counts
+constexpr i64 CIN = C;          // ifmap channels
+constexpr i64 FILTER_WORDS = M * C * RH * RW;
 
 // Words of category d in the units [lo[l], hi[l]) of each related loop l.
 i64 tile_words(int d, const i64* lo, const i64* hi) {
@@ -47,6 +58,101 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
   return m * bout;
 }
 
+// One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb.
+void unit_pass(i64 ci, i64 co, i64 cb) {
+  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const i64 c0 = piece_begin(C, CU, ci), c1 = c0 + piece(C, CU, ci);
+  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
+  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
+  for (i64 m = m0; m < m1; ++m)
+    for (i64 c = c0; c < c1; ++c)
+      for (i64 r = r0; r < r1; ++r)
+        for (i64 q = 0; q < EW; ++q) {
+          i64 acc = 0;
+          for (i64 fr = 0; fr < RH; ++fr)
+            for (i64 fq = 0; fq < RW; ++fq)
+              acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
+                     filter[((m * C + c) * RH + fr) * RW + fq];
+          ofmap[((n * M + m) * EH + r) * EW + q] += acc;
+        }
+  macs += (m1 - m0) * (c1 - c0) * (r1 - r0) * EW * RH * RW;
+}
+
+void naive_layer() {
+  for (i64 n = 0; n < N; ++n)
+    for (i64 m = 0; m < M; ++m)
+      for (i64 r = 0; r < EH; ++r)
+        for (i64 q = 0; q < EW; ++q) {
+          i64 acc = 0;
+          for (i64 c = 0; c < C; ++c)
+            for (i64 fr = 0; fr < RH; ++fr)
+              for (i64 fq = 0; fq < RW; ++fq)
+                acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
+                       filter[((m * C + c) * RH + fr) * RW + fq];
+          naive[((n * M + m) * EH + r) * EW + q] = acc;
+        }
+}
+
+)";
+
+// Local-region kernels (pooling, element-wise): no filter; loops 0 = one input piece (the NLD's
+// IFM loop count is 1), 1 = channel pieces, 2 = (sample, ofmap-row fold) pairs. Sums (integers,
+// so exact): a pooling window's sum, or the sum of an element-wise layer's NREG inputs, which
+// are its ifmap channels k, k + M, k + 2M, ... The model counts one input per output channel
+// of an element-wise layer (nn_dataflow-spec.md §8.3: the partitioned layer drops ntrd), so
+// the program divides its ifmap words by IFM_INPUTS = NREG before comparing.
+inline constexpr const char* kLocalRegionKernels = R"(
+constexpr bool RELATED[3][3] = {{false, false, false}, {false, true, true}, {false, true, true}};
+constexpr i64 PASSES[3] = {1, 1, FOLD_H};
+constexpr i64 IFM_INPUTS = ELTWISE ? NREG : 1;
+constexpr i64 CIN = M * IFM_INPUTS;
+constexpr i64 FILTER_WORDS = 0;
+
+i64 tile_words(int d, const i64* lo, const i64* hi) {
+  (void)lo[0];
+  (void)hi[0];
+  i64 m = 0, bin = 0, bout = 0;
+  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
+  for (i64 u = lo[2]; u < hi[2]; ++u) {
+    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
+    bin += (RH + (rows - 1) * UH) * WI;
+    bout += rows * EW;
+  }
+  if (d == FIL) return 0;
+  if (d == IFM) return m * bin * IFM_INPUTS;
+  return m * bout;
+}
+
+i64 window_sum(i64 n, i64 m, i64 r, i64 q) {
+  i64 acc = 0;
+  for (i64 j = 0; j < IFM_INPUTS; ++j)
+    for (i64 fr = 0; fr < RH; ++fr)
+      for (i64 fq = 0; fq < RW; ++fq)
+        acc += ifmap[((n * CIN + j * M + m) * HI + r * UH + fr) * WI + q * UW + fq];
+  return acc;
+}
+
+void unit_pass(i64 ci, i64 co, i64 cb) {
+  (void)ci;
+  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
+  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
+  for (i64 m = m0; m < m1; ++m)
+    for (i64 r = r0; r < r1; ++r)
+      for (i64 q = 0; q < EW; ++q) ofmap[((n * M + m) * EH + r) * EW + q] += window_sum(n, m, r, q);
+  macs += (m1 - m0) * (r1 - r0) * EW * RH * RW * IFM_INPUTS;
+}
+
+void naive_layer() {
+  for (i64 n = 0; n < N; ++n)
+    for (i64 m = 0; m < M; ++m)
+      for (i64 r = 0; r < EH; ++r)
+        for (i64 q = 0; q < EW; ++q) naive[((n * M + m) * EH + r) * EW + q] = window_sum(n, m, r, q);
+}
+)";
+
+// After the kernels: the buffers, the counters and main, before the loop nest.
+inline constexpr const char* kProgramBody = R"(
 // One category's buffer at one level: refilled whenever the tile it must hold changes. The
 // read-modify-write category (OFM) reads a tile back only if it was filled before, and writes
 // every tile it drains.
@@ -100,45 +206,6 @@ void visit(const i64* x0, const i64* x1) {
   }
 }
 
-std::vector<int> ifmap, filter;
-std::vector<i64> ofmap, naive;
-i64 macs = 0;
-
-// One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb.
-void unit_pass(i64 ci, i64 co, i64 cb) {
-  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
-  const i64 c0 = piece_begin(C, CU, ci), c1 = c0 + piece(C, CU, ci);
-  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
-  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
-  for (i64 m = m0; m < m1; ++m)
-    for (i64 c = c0; c < c1; ++c)
-      for (i64 r = r0; r < r1; ++r)
-        for (i64 q = 0; q < EW; ++q) {
-          i64 acc = 0;
-          for (i64 fr = 0; fr < RH; ++fr)
-            for (i64 fq = 0; fq < RW; ++fq)
-              acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
-                     filter[((m * C + c) * RH + fr) * RW + fq];
-          ofmap[((n * M + m) * EH + r) * EW + q] += acc;
-        }
-  macs += (m1 - m0) * (c1 - c0) * (r1 - r0) * EW * RH * RW;
-}
-
-void naive_layer() {
-  for (i64 n = 0; n < N; ++n)
-    for (i64 m = 0; m < M; ++m)
-      for (i64 r = 0; r < EH; ++r)
-        for (i64 q = 0; q < EW; ++q) {
-          i64 acc = 0;
-          for (i64 c = 0; c < C; ++c)
-            for (i64 fr = 0; fr < RH; ++fr)
-              for (i64 fq = 0; fq < RW; ++fq)
-                acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
-                       filter[((m * C + c) * RH + fr) * RW + fq];
-          naive[((n * M + m) * EH + r) * EW + q] = acc;
-        }
-}
-
 bool close(double counted, double model) {
   return std::fabs(counted - model) <= 1e-9 * std::fmax(std::fabs(counted), std::fabs(model));
 }
@@ -153,8 +220,8 @@ int main(int argc, char** argv) {
       s = s * 6364136223846793005ULL + 1442695040888963407ULL;
       return static_cast<int>((s >> 33) % 16) - 8;
     };
-    ifmap.resize(static_cast<std::size_t>(N * C * HI * WI));
-    filter.resize(static_cast<std::size_t>(M * C * RH * RW));
+    ifmap.resize(static_cast<std::size_t>(N * CIN * HI * WI));
+    filter.resize(static_cast<std::size_t>(FILTER_WORDS));
     for (auto& v : ifmap) v = next();
     for (auto& v : filter) v = next();
     ofmap.assign(static_cast<std::size_t>(N * M * EH * EW), 0);
@@ -180,16 +247,18 @@ inline constexpr const char* kProgramTail = R"(
 
   bool ok = true;
   // DRAM: a GBUF-stored category crosses at level 0; a bypassed one goes DRAM -> REGF at level
-  // 1, once per folded filter-row group like a GBUF read. GBUF: reads toward the array (level 1)
-  // of stored categories, once per folded filter-row group for IFM and OFM.
+  // 1, PASSES times like a GBUF read. GBUF: reads toward the array (level 1) of stored
+  // categories, PASSES times per unit pass (the folded filter-row groups).
   for (int d = 0; d < 3; ++d) {
-    const double passes = d == FIL ? 1.0 : static_cast<double>(FOLD_H);
+    const double passes = static_cast<double>(PASSES[d]);
+    // Words the model counts: an element-wise layer's ifmap words over its inputs (see kernels).
+    const double share = d == IFM ? 1.0 / static_cast<double>(IFM_INPUTS) : 1.0;
     const Buffer& b0 = buffers[0][d];
     const Buffer& b1 = buffers[1][d];
-    double dram = STORED[d] ? b0.reads + b0.writes : (b1.reads + b1.writes) * passes;
+    double dram = (STORED[d] ? b0.reads + b0.writes : (b1.reads + b1.writes) * passes) * share;
     // A pinned filter is loaded once before the layer and stays (no_time_mux): not this layer's.
     if (d == FIL && FILTER_PINNED) dram = 0;
-    const double gbuf = STORED[d] ? (b1.reads + b1.writes) * passes : 0.0;
+    const double gbuf = STORED[d] ? (b1.reads + b1.writes) * passes * share : 0.0;
     const bool dram_ok = close(dram, MODEL_DRAM[d]), gbuf_ok = close(gbuf, MODEL_GBUF[d]);
     std::printf("DRAM %s counted=%.17g model=%.17g%s\n", CATEGORY[d], dram, MODEL_DRAM[d],
                 dram_ok ? "" : "  MISMATCH");
@@ -199,12 +268,15 @@ inline constexpr const char* kProgramTail = R"(
     // Buffers as the model sizes them: the largest tile must fit (GBUF: this node's share of
     // a sharing group holds 1/SUBGROUP of it).
     const double cap = MODEL_GBUF_WORDS[d] * static_cast<double>(SUBGROUP[d]);
-    const bool fits = !STORED[d] || static_cast<double>(b0.max_words) <= cap;
+    const bool fits = !STORED[d] || static_cast<double>(b0.max_words) * share <= cap;
     std::printf("FIT GBUF %s largest_tile=%lld model_size=%.17g%s\n", CATEGORY[d],
                 static_cast<long long>(STORED[d] ? b0.max_words : 0), STORED[d] ? cap : 0.0,
                 fits ? "" : "  OVERFLOW");
     ok = ok && fits;
   }
+  if (IFM_INPUTS > 1)
+    std::printf("NOTE IFM counted / %lld: the model counts one of the %lld inputs per channel\n",
+                static_cast<long long>(IFM_INPUTS), static_cast<long long>(IFM_INPUTS));
   if (compute) {
     naive_layer();
     i64 sum = 0;

@@ -23,8 +23,8 @@ check_dir() {  # DIR: build and run every program in it
 }
 
 "$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network alex_net --hardware eyeriss \
-  --batch 1 --emit "$work/alex" --emit-layer conv2_a --emit-layer fc2 >/dev/null
-[[ $(ls "$work/alex" | wc -l) -eq 2 ]]
+  --batch 1 --emit "$work/alex" --emit-layer conv2_a --emit-layer pool2_a --emit-layer fc2 >/dev/null
+[[ $(ls "$work/alex" | wc -l) -eq 3 ]]
 check_dir "$work/alex"
 "$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network mlp_m --hardware cloud \
   --batch 16 --options inference --emit "$work/mlp" >/dev/null 2>&1
@@ -33,9 +33,10 @@ check_dir "$work/mlp"
   --emit "$work/mlp_b" >/dev/null 2>&1
 check_dir "$work/mlp_b"
 
-# A layer that is not there, and one whose kind is not emitted yet: exit 1, one line.
-for bad in nosuch pool1_a; do
-  if err=$("$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network alex_net \
+# A layer that is not there, and one whose kind (a back-propagation layer) is not emitted yet:
+# exit 1, one line.
+for bad in nosuch fc4_back; do
+  if err=$("$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network mlp_l_bp \
     --hardware eyeriss --batch 1 --emit "$work/bad" --emit-layer $bad 2>&1 >/dev/null); then
     echo "--emit-layer $bad was accepted"; exit 1
   fi

@@ -1,7 +1,7 @@
 // Emitted layer programs (issue 21, first slice): for fixed schemes of the golden records
-// (nn_dataflow and KAPLA fork, forward Conv and FC, every partition kind, with and without
-// buffer sharing and bypass), the emitted program compiles, its output equals the naive loop
-// nest, and the DRAM and GBUF words it counts per category equal the cost model's access
+// (nn_dataflow and KAPLA fork; Conv, FC, Pooling, Eltwise; every partition kind, with and
+// without buffer sharing and bypass), the emitted program compiles, its output equals the naive
+// loop nest, and the DRAM and GBUF words it counts per category equal the cost model's access
 // counts (docs/emit.md). The checks can fail: a scheme whose model figure is changed by one
 // part in 10^6 makes its program report MISMATCH and exit 1.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,18 +62,18 @@ ProgramRun compile_and_run(const std::string& source, const std::string& name, b
 
 struct Sample {
   std::string id;
+  model::LayerType type = model::LayerType::Conv;
   emit::LayerScheme scheme;
   double macs = 0;
 };
 
-// Valid forward Conv/FC row-stationary records of one golden file.
-std::vector<Sample> eligible(const std::string& file) {
+// The valid row-stationary records of one golden file, as schemes; `refused` gets those the
+// emitter refuses (kinds not emitted yet).
+std::vector<Sample> valid_schemes(const std::string& file, std::vector<Sample>* refused = nullptr) {
   std::vector<Sample> out;
   for (const auto& rec : golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) + "/golden/" + file)) {
     if (!rec.at("valid").get<bool>()) continue;
     auto problem = golden::parse_layer_problem(rec);
-    const auto t = problem.layer.type;
-    if (t != model::LayerType::Conv && t != model::LayerType::FC) continue;
     if (problem.resource.array_mapping != model::ArrayMapping::RowStationary) continue;
     const auto fsch = golden::parse_fixed_scheme(rec.at("inputs").at("scheme"));
     auto priced = pricing::price_fixed_scheme(problem, fsch.part,
@@ -80,18 +81,28 @@ std::vector<Sample> eligible(const std::string& file) {
     if (!priced.blocking || !priced.blocking->valid()) continue;
     Sample s;
     s.id = rec.at("id").get<std::string>();
+    s.type = problem.layer.type;
     s.macs = priced.blocking->ops / static_cast<double>(priced.blocking->num_nodes);
     s.scheme = {s.id, std::move(problem), fsch.part, fsch.nld_index, *priced.blocking};
-    out.push_back(std::move(s));
+    bool emitted = true;
+    try {
+      emit::emit_layer_program(s.scheme);
+    } catch (const InputError&) {
+      emitted = false;
+    }
+    if (emitted)
+      out.push_back(std::move(s));
+    else if (refused)
+      refused->push_back(std::move(s));
   }
   return out;
 }
 
-// Every k-th eligible record of both families: at least 100 schemes.
+// Every k-th emittable record of both families: at least 100 schemes.
 std::vector<Sample> sampled() {
-  std::vector<Sample> all = eligible("nn_dataflow/scheme_evals.jsonl");
-  for (auto& s : eligible("kapla/scheme_evals.jsonl")) all.push_back(std::move(s));
-  const std::size_t want = 110;
+  std::vector<Sample> all = valid_schemes("nn_dataflow/scheme_evals.jsonl");
+  for (auto& s : valid_schemes("kapla/scheme_evals.jsonl")) all.push_back(std::move(s));
+  const std::size_t want = 100;
   const std::size_t step = all.size() > want ? all.size() / want : 1;
   std::vector<Sample> out;
   for (std::size_t i = 0; i < all.size(); i += step) out.push_back(all[i]);
@@ -106,9 +117,11 @@ TEST(EmitLayerProgram, GoldenSchemesCountWhatTheModelCounts) {
   const auto samples = sampled();
   ASSERT_GE(samples.size(), 100u);
   int multi_node = 0, shared = 0, bypassed = 0, computed = 0;
+  std::map<model::LayerType, int> kinds;
   std::vector<double> emit_seconds;
   for (const auto& s : samples) {
     const auto& ev = s.scheme.eval;
+    ++kinds[s.type];
     multi_node += ev.num_nodes > 1;
     shared += ev.bufshr.subgrp_size[DataCategory::Ifm] > 1 ||
               ev.bufshr.subgrp_size[DataCategory::Fil] > 1 ||
@@ -133,6 +146,9 @@ TEST(EmitLayerProgram, GoldenSchemesCountWhatTheModelCounts) {
   EXPECT_GT(shared, 5);
   EXPECT_GT(bypassed, 10);
   EXPECT_GT(computed, 50);
+  for (auto t : {model::LayerType::Conv, model::LayerType::FC, model::LayerType::Pooling,
+                 model::LayerType::Eltwise})
+    EXPECT_GE(kinds[t], 5) << model::type_name(t);
   std::sort(emit_seconds.begin(), emit_seconds.end());
   std::printf(
       "%zu schemes: %d multi-node, %d with GBUF sharing, %d with a bypass, %d computed; "
@@ -142,7 +158,7 @@ TEST(EmitLayerProgram, GoldenSchemesCountWhatTheModelCounts) {
 }
 
 TEST(EmitLayerProgram, AWrongModelFigureFails) {
-  auto samples = eligible("nn_dataflow/scheme_evals.jsonl");
+  auto samples = valid_schemes("nn_dataflow/scheme_evals.jsonl");
   ASSERT_FALSE(samples.empty());
   auto s = samples.front();
   s.scheme.eval.access[MemLevel::Dram][DataCategory::Ifm] *= 1 + 1e-6;
@@ -153,8 +169,22 @@ TEST(EmitLayerProgram, AWrongModelFigureFails) {
 }
 
 TEST(EmitLayerProgram, UnsupportedKindsAreRefusedByName) {
-  auto samples = eligible("nn_dataflow/scheme_evals.jsonl");
+  std::vector<Sample> refused;
+  auto samples = valid_schemes("kapla/scheme_evals.jsonl", &refused);
   ASSERT_FALSE(samples.empty());
+  // Back-propagation and depthwise kinds are not emitted yet: refused with their kind's name.
+  ASSERT_FALSE(refused.empty());
+  for (const auto& r : refused) {
+    try {
+      emit::emit_layer_program(r.scheme);
+      FAIL() << r.id << " was emitted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("(got " + std::string(model::type_name(r.type)) + ")"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // An invalid scheme is refused with its reason.
   auto s = samples.front();
   s.scheme.eval.invalid = cost::InvalidReason::CapacityFinal;
   try {

@@ -156,13 +156,14 @@ std::string emit_layer_program(const LayerScheme& s) {
   const double nodes = static_cast<double>(ev.num_nodes);
   // The model's per-layer counts back to one node (access forwarding divides a group's DRAM
   // fetches among its nodes; on-chip sources and destinations move DRAM counts to remote GBUF).
-  PerDataCategory<double> model_dram{}, model_gbuf{}, gbuf_words{};
+  PerDataCategory<double> model_dram{}, model_gbuf{}, model_regf{}, gbuf_words{};
   PerDataCategory<std::int64_t> subgroup{};
   for (auto d : all_values<DataCategory>()) {
     const double moved = ev.remote_gbuf_access[d];
     model_dram[d] = (ev.access[MemLevel::Dram][d] + moved) *
                     static_cast<double>(ev.accfwd_reduction[d]) / nodes;
     model_gbuf[d] = ev.access[MemLevel::Gbuf][d] / nodes;
+    model_regf[d] = ev.access[MemLevel::Regf][d] / nodes;
     gbuf_words[d] = ev.size[0][d];
     subgroup[d] = ev.bufshr.subgrp_size[d];
   }
@@ -206,6 +207,7 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << "// The cost model's figures for one node.\n";
   o << "constexpr double MODEL_DRAM[3] = " << doubles(model_dram) << ";\n";
   o << "constexpr double MODEL_GBUF[3] = " << doubles(model_gbuf) << ";\n";
+  o << "constexpr double MODEL_REGF[3] = " << doubles(model_regf) << ";\n";
   o << "constexpr double MODEL_GBUF_WORDS[3] = " << doubles(gbuf_words) << ";\n";
   o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";
   o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";

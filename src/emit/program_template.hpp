@@ -39,6 +39,7 @@ i64 macs = 0;
 inline constexpr const char* kConvKernels = R"(
 constexpr bool RELATED[3][3] = {{true, true, false}, {true, false, true}, {false, true, true}};
 constexpr i64 PASSES[3] = {1, FOLD_H, FOLD_H};
+constexpr i64 REGF_PER_MAC[3] = {1, 1, 2};  // a PE reads a weight and an input, updates a sum
 constexpr i64 IFM_INPUTS = 1;  // ifmap words per word the model counts
 constexpr i64 CIN = C;          // ifmap channels
 constexpr i64 FILTER_WORDS = M * C * RH * RW;
@@ -104,6 +105,7 @@ void naive_layer() {
 inline constexpr const char* kLocalRegionKernels = R"(
 constexpr bool RELATED[3][3] = {{false, false, false}, {false, true, true}, {false, true, true}};
 constexpr i64 PASSES[3] = {1, 1, FOLD_H};
+constexpr i64 REGF_PER_MAC[3] = {0, 1, 2};  // a PE reads an input and updates a sum
 constexpr i64 IFM_INPUTS = ELTWISE ? NREG : 1;
 constexpr i64 CIN = M * IFM_INPUTS;
 constexpr i64 FILTER_WORDS = 0;
@@ -288,6 +290,14 @@ inline constexpr const char* kProgramTail = R"(
     std::printf("OUTPUT checksum=%lld %s\n", static_cast<long long>(sum),
                 same ? "equals the naive loop nest" : "DIFFERS from the naive loop nest");
     ok = ok && same && macs_ok;
+    // REGF: the accesses every MAC makes in its PE, for the ceil piece scaled by occupancy.
+    for (int d = 0; d < 3; ++d) {
+      const double regf = static_cast<double>(macs * REGF_PER_MAC[d]) * OCCUPANCY;
+      const bool regf_ok = close(regf, MODEL_REGF[d]);
+      std::printf("REGF %s counted=%.17g model=%.17g%s\n", CATEGORY[d], regf, MODEL_REGF[d],
+                  regf_ok ? "" : "  MISMATCH");
+      ok = ok && regf_ok;
+    }
   }
   std::printf("%s\n", ok ? "OK" : "FAILED");
   return ok ? 0 : 1;

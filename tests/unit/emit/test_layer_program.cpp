@@ -139,6 +139,7 @@ TEST(EmitLayerProgram, GoldenSchemesCountWhatTheModelCounts) {
     EXPECT_NE(r.output.find("\nOK\n"), std::string::npos) << s.id << "\n" << r.output;
     if (!count_only) {
       EXPECT_NE(r.output.find("equals the naive loop nest"), std::string::npos) << s.id;
+      EXPECT_NE(r.output.find("REGF OFM counted="), std::string::npos) << s.id;
     }
   }
   // The sample covers what the issue asks for.

@@ -123,6 +123,34 @@ model::UnitCosts read_costs(const json& value) {
   return c;
 }
 
+// The optional technology section (docs/codesign.md): areas in um^2, energies in pJ, every
+// figure required; model::validate checks the ranges under the same key names.
+model::Technology read_technology(const json& value) {
+  const JsonObject o(value, "technology", {"source", "area_um2", "energy_pj"});
+  model::Technology t;
+  t.source = o.string("source");
+  if (t.source.empty())
+    fail(o.path_of("source"), "must not be empty (say where the figures come from)");
+  const JsonObject area(o.at("area_um2"), o.path_of("area_um2"),
+                        {"mac", "regf_word", "gbuf_word", "router"});
+  t.area = {area.number("mac"), area.number("regf_word"), area.number("gbuf_word"),
+            area.number("router")};
+  const JsonObject energy(o.at("energy_pj"), o.path_of("energy_pj"),
+                          {"mac", "dram", "regf", "gbuf", "itcn", "noc_hop", "idle_per_cycle"});
+  auto scaled = [&energy](std::string_view key) {
+    const JsonObject s(energy.at(key), energy.path_of(key), {"pj", "at_words"});
+    return model::ScaledEnergy{s.number("pj"), s.positive_int("at_words")};
+  };
+  t.energy.mac_pj = energy.number("mac");
+  t.energy.dram_pj = energy.number("dram");
+  t.energy.regf = scaled("regf");
+  t.energy.gbuf = scaled("gbuf");
+  t.energy.itcn_pj = energy.number("itcn");
+  t.energy.noc_hop_pj = energy.number("noc_hop");
+  t.energy.idle_pj_per_cycle = energy.number("idle_per_cycle");
+  return t;
+}
+
 model::HardwareFeatures read_features(const json& value) {
   const JsonObject o(value, "features", {"access_forwarding", "gbuf_sharing", "save_writeback"});
   return {o.boolean("access_forwarding"), o.boolean("gbuf_sharing"), o.boolean("save_writeback")};
@@ -134,7 +162,7 @@ model::Hardware read_own_format(const json& doc) {
   const JsonObject o(doc, "",
                      {"name", "source", "nodes", "pe_array", "gbuf_bytes", "regf_bytes",
                       "word_bits", "array_bus_width_bits", "dram_bandwidth_bytes_per_cycle",
-                      "mem_type", "array_mapping", "costs", "features"});
+                      "mem_type", "array_mapping", "costs", "technology", "features"});
   model::Hardware hw;
   hw.name = o.string("name");
   if (hw.name.empty()) fail("name", "must not be empty");
@@ -181,9 +209,20 @@ model::Hardware read_own_format(const json& doc) {
     }
     hw.array_mapping = model::parse_array_mapping(m);
   }
-  hw.costs = read_costs(o.at("costs"));
-  hw.energy_in_joules = o.at("costs").at("energy_unit") == "joule";  // read_costs checked it
+  if (o.has("technology")) {
+    // One source of energies: the technology derives them, so costs would be a second one.
+    if (o.has("costs")) {
+      fail("costs", "must be absent when \"technology\" is given (it derives the costs)");
+    }
+    hw.technology = read_technology(o.at("technology"));
+    hw.energy_in_joules = true;
+  } else {
+    hw.costs = read_costs(o.at("costs"));
+    hw.energy_in_joules = o.at("costs").at("energy_unit") == "joule";  // read_costs checked it
+  }
   if (o.has("features")) hw.features = read_features(o.at("features"));
+  // Derived before validation, so that validation sees the costs the model will use.
+  if (hw.technology) hw.costs = model::technology_costs(hw);
   validate_in_file_terms(hw, kOwnFields);
   return hw;
 }

@@ -74,6 +74,7 @@ void validate(const Hardware& hw) {
   check_real("dram_bandwidth_bytes_per_cycle", hw.dram_bandwidth_bytes_per_cycle, 0, kMaxBandwidth,
              true);
   validate(hw.costs);
+  if (hw.technology) validate(*hw.technology);
 }
 
 }  // namespace kapla::model

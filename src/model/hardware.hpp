@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/enum_array.hpp"
 #include "core/phy_dim2.hpp"
 #include "model/options.hpp"
+#include "model/technology.hpp"
 
 namespace kapla::model {
 
@@ -70,6 +72,9 @@ struct Hardware {
   /// The costs are in joules (hardware files with "energy_unit": "joule"); else relative units
   /// (the reference CLI's). For the reader only: the model works in whatever unit they are.
   bool energy_in_joules = false;
+  /// The opt-in technology model (area, capacity-dependent energies); when present, `costs`
+  /// are technology_costs(*this), in joules.
+  std::optional<Technology> technology;
 
   /// Bytes per word: ceil(word_bits / 8), as the reference CLI computes it.
   std::int64_t word_bytes() const { return (word_bits + 7) / 8; }

@@ -46,7 +46,8 @@ const model::UnitCosts kSingleNodeCosts =
 
 TEST(HardwarePresets, CatalogListsThem) {
   EXPECT_EQ(Catalog(KAPLA_SOURCE_DATA_DIR).list_hardware(),
-            (std::vector<std::string>{"cloud", "cloud4x4", "edge", "edge_systolic", "eyeriss"}));
+            (std::vector<std::string>{"cloud", "cloud4x4", "edge", "edge_systolic", "eyeriss",
+                                      "eyeriss_45nm"}));
 }
 
 TEST(HardwarePresets, Cloud) {
@@ -110,6 +111,24 @@ TEST(HardwarePresets, Eyeriss) {
   cli_defaults.idl_unit = 0;
   EXPECT_EQ(hw.costs, cli_defaults);
   EXPECT_NE(hw.source.find("unlimited"), std::string::npos);
+  EXPECT_FALSE(hw.technology);  // opt-in: its costs are the file's, bit for bit (above)
+}
+
+// Thistle's Eyeriss under Thistle's 45 nm figures: the costs are derived from the technology
+// at the file's own capacities (512 register words, 65536 SRAM words = the reference points).
+TEST(HardwarePresets, Eyeriss45nmCostsComeFromItsTechnology) {
+  const model::Hardware hw = preset("eyeriss_45nm");
+  ASSERT_TRUE(hw.technology);
+  EXPECT_TRUE(hw.energy_in_joules);
+  EXPECT_EQ(hw.regf_words(), 512);
+  EXPECT_EQ(hw.gbuf_words(), 65536);
+  EXPECT_EQ(hw.costs.mac_op, 2.2 / 1e12);
+  EXPECT_EQ(hw.costs.mem_hier[MemLevel::Dram], 128 / 1e12);
+  EXPECT_EQ(hw.costs.mem_hier[MemLevel::Regf], 4.64240128 / 1e12);
+  EXPECT_EQ(hw.costs.mem_hier[MemLevel::Gbuf], 4.57728 / 1e12);
+  EXPECT_EQ(hw.costs.mem_hier[MemLevel::Itcn], 4.4 / 1e12);
+  EXPECT_EQ(hw.costs.noc_hop, 22 / 1e12);
+  EXPECT_EQ(hw.costs.idl_unit, 0);
 }
 
 // A reference file and its preset differ only in name and source.
@@ -190,6 +209,31 @@ TEST(HardwareJson, ZeroAndNegativeSizes) {
             file + ": costs.mac_op: must be non-negative, got -1");
 }
 
+std::string eyeriss_45nm_with(const std::string& from, const std::string& to) {
+  return edited(std::string(KAPLA_SOURCE_DATA_DIR) + "/hardware/eyeriss_45nm.json", from, to);
+}
+
+TEST(HardwareJson, TechnologyErrorsAreOneLineNamingTheKey) {
+  TempDir dir;
+  const std::string file = (dir.path() / "hw.json").string();
+  EXPECT_EQ(
+      hardware_error(dir, eyeriss_45nm_with("\"mac\": 1239.5", "\"mac\": -1")),
+      file + ": technology.area_um2.mac: must be a non-negative number at most 1e+30, got -1");
+  EXPECT_EQ(hardware_error(dir, eyeriss_45nm_with("\"router\": 0", "\"routers\": 0")),
+            file +
+                ": technology.area_um2.routers: unknown key; allowed: mac, regf_word, gbuf_word, "
+                "router");
+  EXPECT_EQ(hardware_error(dir, eyeriss_45nm_with(", \"router\": 0", "")),
+            file + ": technology.area_um2.router: missing required key");
+  EXPECT_EQ(hardware_error(dir, eyeriss_45nm_with("\"at_words\": 512", "\"at_words\": 0")),
+            file + ": technology.energy_pj.regf.at_words: must be positive, got 0");
+  EXPECT_EQ(hardware_error(dir, eyeriss_45nm_with("\"dram\": 128", "\"dram\": \"128\"")),
+            file + ": technology.energy_pj.dram: must be a number, got \"128\"");
+  EXPECT_EQ(hardware_error(
+                dir, eyeriss_45nm_with("\"technology\": {", "\"costs\": {}, \"technology\": {")),
+            file + ": costs: must be absent when \"technology\" is given (it derives the costs)");
+}
+
 TEST(HardwareJson, UnknownKeysAndWrongTypes) {
   TempDir dir;
   const std::string file = (dir.path() / "hw.json").string();
@@ -197,7 +241,8 @@ TEST(HardwareJson, UnknownKeysAndWrongTypes) {
             file +
                 ": regf_size: unknown key; allowed: name, source, nodes, pe_array, "
                 "gbuf_bytes, regf_bytes, word_bits, array_bus_width_bits, "
-                "dram_bandwidth_bytes_per_cycle, mem_type, array_mapping, costs, features");
+                "dram_bandwidth_bytes_per_cycle, mem_type, array_mapping, costs, technology, "
+                "features");
   EXPECT_EQ(hardware_error(dir, cloud_with("\"noc_hop\"", "\"hop\"")),
             file +
                 ": costs.hop: unknown key; allowed: energy_unit, mac_op, dram_access, "

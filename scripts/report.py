@@ -3,7 +3,7 @@
 
     python3 scripts/report.py RESULTS [RESULTS ...] --out DIR
 
-RESULTS: results files (.h5, schema version 2 to 4) and/or directories of them. Writes
+RESULTS: results files (.h5, schema version 2 to 5) and/or directories of them. Writes
   DIR/index.md                      links to everything, with the tables inline
   DIR/tables/<name>.{md,csv,tex}    (a) time_*, (b) quality_*, (c) pruning_*, status
   DIR/plots/<name>.{png,pdf}        energy breakdown, quality vs time, anytime curves, heatmaps

@@ -186,7 +186,8 @@ void dry_run(const SweepArgs& args, const Context& ctx, const TupleRunnerFactory
   // Measured / estimated CPU time is within this factor for 90 % of the tuples the estimate
   // was fitted to (scripts/fit_tuple_estimate.py, docs/sweep.md "Dry run").
   constexpr double kUpTo = 10.7;
-  const sweep::SweepSpec spec = io::load_job_file(args.job);
+  const sweep::SweepSpec spec =
+      io::load_job_file(args.job, search::builtin_strategies(), ctx.resolved_data_dir());
   const auto runner = factory(spec, ctx);
   TextTable table({{"tuple", TextTable::Align::Left},
                    {"estimated CPU time", TextTable::Align::Right},
@@ -249,7 +250,8 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
     const auto comm = sweep::make_world_communicator();
     rank = comm->rank();
     try {
-      const sweep::SweepSpec spec = io::load_job_file(args.job);
+      const sweep::SweepSpec spec =
+          io::load_job_file(args.job, search::builtin_strategies(), ctx.resolved_data_dir());
       const std::string output = args.out.empty() ? spec.output : args.out;
       const auto runner = factory(spec, ctx);
       const auto tuples = check_tuples(args.job, spec, *runner);

@@ -2,6 +2,7 @@
 // told apart by their keys) with every check the real use makes, and says what it found; a job
 // is expanded to its tuples and each is checked as `kapla sweep` would before running. Errors
 // leave through main's InputError handler (exit 1).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -35,13 +36,18 @@ void describe_data_file(const std::string& file) {
 }
 
 void describe_job_file(const std::string& file, const Context& ctx) {
-  const sweep::SweepSpec spec = io::load_job_file(file);
+  const sweep::SweepSpec spec =
+      io::load_job_file(file, search::builtin_strategies(), ctx.resolved_data_dir());
   const auto tuples = check_tuples(file, spec, *make_catalog_runner(spec, ctx));
   std::set<std::pair<std::string, std::int64_t>> hardware_batches;
   for (const auto& t : tuples) hardware_batches.emplace(t.hardware, t.batch);
   std::cout << "job " << spec.name << ", " << tuples.size() << " tuples: " << spec.networks.size()
             << " networks x " << hardware_batches.size() << " hardware/batch x "
             << spec.strategies.size() << " strategies x " << spec.seeds.size() << " seeds";
+  const auto designs =
+      std::count_if(spec.hardware.begin(), spec.hardware.end(),
+                    [](const sweep::HardwareAxis& h) { return h.design.has_value(); });
+  if (designs > 0) std::cout << " (" << designs << " designs expanded from hardware spaces)";
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "io/catalog.hpp"
+#include "io/data_paths.hpp"
 #include "io/json_util.hpp"
 #include "io/options_json.hpp"
 #include "io/strategy_params_json.hpp"
@@ -47,7 +49,211 @@ std::vector<std::int64_t> batches(const json& value, const std::string& path) {
   return out;
 }
 
-std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job) {
+// --- Design spaces (docs/codesign.md) -------------------------------------------------------
+
+// At most this many values per axis and grid points per space: a space is a job of its own,
+// meant for thousands of designs, not for an accidental 10^9.
+constexpr std::size_t kMaxAxisValues = 4096;
+constexpr std::int64_t kMaxGridPoints = 100000;
+
+// A range {from, to, step} or {from, to, ratio}: from, then +step or *ratio while <= to.
+// `integral`: the values must be integers (a step and a ratio too).
+std::vector<double> range_values(const json& value, const std::string& path, bool integral) {
+  const JsonObject o(value, path, {"from", "to", "step", "ratio"});
+  auto read = [&](std::string_view key) {
+    return integral ? static_cast<double>(as_int(o.at(key), o.path_of(key))) : o.number(key);
+  };
+  const double from = read("from");
+  const double to = read("to");
+  if (!(from > 0)) fail(o.path_of("from"), "must be positive, got " + brief(o.at("from")));
+  if (!(to >= from)) fail(o.path_of("to"), "must be >= from, got " + brief(o.at("to")));
+  if (o.has("step") == o.has("ratio")) fail(path, "needs exactly one of \"step\" and \"ratio\"");
+  std::vector<double> out;
+  auto push = [&](double v) {
+    if (out.size() == kMaxAxisValues) {
+      fail(path, "gives more than " + std::to_string(kMaxAxisValues) + " values");
+    }
+    out.push_back(v);
+  };
+  if (o.has("step")) {
+    const double step = read("step");
+    if (!(step > 0)) fail(o.path_of("step"), "must be positive, got " + brief(o.at("step")));
+    // by index, not by accumulation: no drift for real steps
+    for (std::size_t k = 0; from + static_cast<double>(k) * step <= to * (1 + 1e-12); ++k) {
+      push(from + static_cast<double>(k) * step);
+    }
+  } else {
+    const double ratio = read("ratio");
+    if (!(ratio > 1)) fail(o.path_of("ratio"), "must be > 1, got " + brief(o.at("ratio")));
+    for (double v = from; v <= to * (1 + 1e-12); v *= ratio) push(v);
+  }
+  return out;
+}
+
+// An axis of positive integers: a list, or a range. `unlimited_as_zero`: the string
+// "unlimited" may stand in a list for the model's 0 (array bus width).
+std::vector<std::int64_t> int_axis(const json& value, const std::string& path,
+                                   bool unlimited_as_zero = false) {
+  std::vector<std::int64_t> out;
+  if (value.is_object()) {
+    for (const double v : range_values(value, path, true))
+      out.push_back(static_cast<std::int64_t>(v));
+    return out;
+  }
+  const auto& arr = as_array(value, path);
+  if (arr.empty()) fail(path, "must not be empty");
+  if (arr.size() > kMaxAxisValues)
+    fail(path, "has more than " + std::to_string(kMaxAxisValues) + " values");
+  std::set<std::int64_t> seen;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string p = index_path(path, i);
+    const std::int64_t v =
+        unlimited_as_zero && arr[i] == "unlimited" ? 0 : as_positive_int(arr[i], p);
+    if (!seen.insert(v).second) fail(p, brief(arr[i]) + " is listed twice");
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<double> real_axis(const json& value, const std::string& path) {
+  if (value.is_object()) return range_values(value, path, false);
+  const auto& arr = as_array(value, path);
+  if (arr.empty()) fail(path, "must not be empty");
+  if (arr.size() > kMaxAxisValues)
+    fail(path, "has more than " + std::to_string(kMaxAxisValues) + " values");
+  std::vector<double> out;
+  std::set<double> seen;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string p = index_path(path, i);
+    const double v = as_number(arr[i], p);
+    if (!(v > 0)) fail(p, "must be positive, got " + brief(arr[i]));
+    if (!seen.insert(v).second) fail(p, brief(arr[i]) + " is listed twice");
+    out.push_back(v);
+  }
+  return out;
+}
+
+// Shapes: a list of [h, w] (or n for n x n), or {"h": AXIS, "w": AXIS} for their product.
+std::vector<PhyDim2> dim_axis(const json& value, const std::string& path) {
+  std::vector<PhyDim2> out;
+  if (value.is_object()) {
+    const JsonObject o(value, path, {"h", "w"});
+    for (const auto h : int_axis(o.at("h"), o.path_of("h"))) {
+      for (const auto w : int_axis(o.at("w"), o.path_of("w"))) out.push_back({h, w});
+    }
+    return out;
+  }
+  const auto& arr = as_array(value, path);
+  if (arr.empty()) fail(path, "must not be empty");
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const PhyDim2 d = as_positive_dim(arr[i], index_path(path, i));
+    if (!seen.insert({d.h, d.w}).second)
+      fail(index_path(path, i), brief(arr[i]) + " is listed twice");
+    out.push_back(d);
+  }
+  return out;
+}
+
+void parse_axes(const json& value, const std::string& path, sweep::DesignSpace& s) {
+  const JsonObject o(value, path,
+                     {"nodes", "pe_array", "gbuf_bytes", "regf_bytes", "array_bus_width_bits",
+                      "dram_bandwidth_bytes_per_cycle"});
+  if (o.has("nodes")) s.nodes = dim_axis(o.at("nodes"), o.path_of("nodes"));
+  if (o.has("pe_array")) s.pe_array = dim_axis(o.at("pe_array"), o.path_of("pe_array"));
+  if (o.has("gbuf_bytes")) s.gbuf_bytes = int_axis(o.at("gbuf_bytes"), o.path_of("gbuf_bytes"));
+  if (o.has("regf_bytes")) s.regf_bytes = int_axis(o.at("regf_bytes"), o.path_of("regf_bytes"));
+  if (o.has("array_bus_width_bits")) {
+    s.array_bus_width_bits =
+        int_axis(o.at("array_bus_width_bits"), o.path_of("array_bus_width_bits"), true);
+  }
+  if (o.has("dram_bandwidth_bytes_per_cycle")) {
+    s.dram_bandwidth_bytes_per_cycle = real_axis(o.at("dram_bandwidth_bytes_per_cycle"),
+                                                 o.path_of("dram_bandwidth_bytes_per_cycle"));
+  }
+  if (sweep::grid_size(s) > kMaxGridPoints) {
+    fail(path, "the grid has " + std::to_string(sweep::grid_size(s)) + " designs, more than " +
+                   std::to_string(kMaxGridPoints));
+  }
+}
+
+// {"area_budget_mm2": X, "same_area_as": {"design": NAME|FILE, "tolerance": T}}; a PE
+// utilisation floor is not there yet (docs/codesign.md).
+void parse_constraints(const json& value, const std::string& path, const Catalog& catalog,
+                       sweep::DesignSpace& s) {
+  const JsonObject o(value, path, {"area_budget_mm2", "same_area_as"});
+  if (o.has("area_budget_mm2")) {
+    const double budget = o.number("area_budget_mm2");
+    if (!(budget > 0))
+      fail(o.path_of("area_budget_mm2"), "must be positive, got " + brief(o.at("area_budget_mm2")));
+    s.area_budget_mm2 = budget;
+  }
+  if (o.has("same_area_as")) {
+    const JsonObject same(o.at("same_area_as"), o.path_of("same_area_as"), {"design", "tolerance"});
+    sweep::SameArea sa;
+    sa.design = same.string("design");
+    try {
+      sa.reference = catalog.load_hardware(sa.design);
+    } catch (const InputError& e) {
+      rethrow_at(same.path_of("design"), e);
+    }
+    sa.tolerance = same.number("tolerance");
+    if (!(sa.tolerance >= 0 && sa.tolerance <= 1)) {
+      fail(same.path_of("tolerance"), "must be in [0, 1] (a fraction of the reference area), got " +
+                                          brief(same.at("tolerance")));
+    }
+    s.same_area = std::move(sa);
+  }
+  if (!s.area_budget_mm2 && !s.same_area) fail(path, "must give area_budget_mm2 or same_area_as");
+}
+
+// "grid", or {"random": {"count": N, "seed": S}}.
+void parse_sampling(const json& value, const std::string& path, sweep::DesignSpace& s) {
+  if (value.is_string()) {
+    if (value != "grid")
+      fail(path,
+           "must be \"grid\" or {\"random\": {\"count\": N, \"seed\": S}}, got " + brief(value));
+    return;
+  }
+  const JsonObject o(value, path, {"random"});
+  const JsonObject r(o.at("random"), o.path_of("random"), {"count", "seed"});
+  s.random_count = r.positive_int("count");
+  const std::int64_t seed = as_int(r.at("seed"), r.path_of("seed"));
+  if (seed < 0) fail(r.path_of("seed"), "must be >= 0, got " + std::to_string(seed));
+  s.random_seed = static_cast<std::uint64_t>(seed);
+}
+
+// A hardware entry with a "base": its design points, each a hardware entry of its own.
+std::vector<sweep::HardwareAxis> parse_space(const JsonObject& entry, const Catalog& catalog,
+                                             const std::vector<std::int64_t>& batches) {
+  sweep::DesignSpace s;
+  const std::string base = entry.string("base");
+  try {
+    s.base = catalog.load_hardware(base);
+  } catch (const InputError& e) {
+    rethrow_at(entry.path_of("base"), e);
+  }
+  parse_axes(entry.at("axes"), entry.path_of("axes"), s);
+  if (entry.has("constraints"))
+    parse_constraints(entry.at("constraints"), entry.path_of("constraints"), catalog, s);
+  if (entry.has("sampling")) parse_sampling(entry.at("sampling"), entry.path_of("sampling"), s);
+  std::vector<sweep::HardwareAxis> out;
+  try {
+    for (auto& point : sweep::expand_space(s)) {
+      sweep::HardwareAxis hw;
+      hw.name = point.hardware.name;
+      hw.batches = batches;
+      hw.design = std::move(point.hardware);
+      hw.params = std::move(point.params);
+      out.push_back(std::move(hw));
+    }
+  } catch (const InputError& e) {
+    rethrow_at(entry.path(), e);
+  }
+  return out;
+}
+
+std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job, const Catalog& catalog) {
   const std::string path = job.path_of("hardware");
   const auto& arr = as_array(job.at("hardware"), path);
   if (arr.empty()) fail(path, "must not be empty");
@@ -64,12 +270,25 @@ std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job) {
       }
       hw.batches = batches(job.at("batch"), job.path_of("batch"));
     } else {
-      const JsonObject entry(arr[i], p, {"name", "batch"});
-      hw.name = entry.string("name");
+      const bool space = arr[i].is_object() && arr[i].contains("base");
+      const JsonObject entry(
+          arr[i], p,
+          space ? std::vector<std::string_view>{"base", "axes", "constraints", "sampling", "batch"}
+                : std::vector<std::string_view>{"name", "batch"});
       hw.batches = entry.has("batch") ? batches(entry.at("batch"), entry.path_of("batch"))
                    : job.has("batch") ? batches(job.at("batch"), job.path_of("batch"))
                                       : (fail(entry.path_of("batch"), "missing required key"),
                                          std::vector<std::int64_t>{});
+      if (space) {
+        for (auto& design : parse_space(entry, catalog, hw.batches)) {
+          if (!seen.insert(design.name).second) {
+            fail(p, "design '" + design.name + "' is listed twice");
+          }
+          out.push_back(std::move(design));
+        }
+        continue;
+      }
+      hw.name = entry.string("name");
     }
     if (hw.name.empty()) fail(p, "name must not be empty");
     if (!seen.insert(hw.name).second) fail(p, "hardware '" + hw.name + "' is listed twice");
@@ -123,7 +342,8 @@ std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job,
   return out;
 }
 
-sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& registry) {
+sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& registry,
+                           const Catalog& catalog) {
   const JsonObject job(root, "",
                        {"name", "description", "networks", "hardware", "batch", "strategies",
                         "seeds", "options", "tuple_time_limit_seconds", "threads", "output"});
@@ -132,7 +352,7 @@ sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& reg
   if (spec.name.empty()) fail("name", "must not be empty");
   if (job.has("description")) spec.description = job.string("description");
   spec.networks = string_list(job.at("networks"), job.path_of("networks"));
-  spec.hardware = parse_hardware(job);
+  spec.hardware = parse_hardware(job, catalog);
   spec.strategies = parse_strategies(job, registry);
   if (job.has("seeds")) {
     const std::string p = job.path_of("seeds");
@@ -198,9 +418,11 @@ std::string canonical_options(const model::SearchOptions& o) {
 }
 
 sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin,
-                                const search::StrategyRegistry& registry) {
+                                const search::StrategyRegistry& registry,
+                                const std::optional<std::filesystem::path>& data_dir_override) {
   try {
-    sweep::SweepSpec spec = parse_job(parse_json_text(text), registry);
+    sweep::SweepSpec spec =
+        parse_job(parse_json_text(text), registry, Catalog(data_dir(data_dir_override)));
     spec.source_file = origin;
     spec.source_text = std::string(text);
     // Duplicate tuples are caught here so the error names the file.
@@ -212,8 +434,9 @@ sweep::SweepSpec parse_job_text(std::string_view text, const std::string& origin
 }
 
 sweep::SweepSpec load_job_file(const std::filesystem::path& file,
-                               const search::StrategyRegistry& registry) {
-  return parse_job_text(read_text_file(file), file.string(), registry);
+                               const search::StrategyRegistry& registry,
+                               const std::optional<std::filesystem::path>& data_dir_override) {
+  return parse_job_text(read_text_file(file), file.string(), registry, data_dir_override);
 }
 
 }  // namespace kapla::io

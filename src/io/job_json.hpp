@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,15 +13,18 @@
 namespace kapla::io {
 
 /// Reads a job file. Errors: InputError("FILE: FIELD: reason").
-/// Strategies are looked up in `registry` (kapla's own unless a test brings its own).
+/// Strategies are looked up in `registry` (kapla's own unless a test brings its own). The base
+/// hardware of design spaces comes from the catalog of io::data_dir(data_dir_override).
 sweep::SweepSpec load_job_file(
     const std::filesystem::path& file,
-    const search::StrategyRegistry& registry = search::builtin_strategies());
+    const search::StrategyRegistry& registry = search::builtin_strategies(),
+    const std::optional<std::filesystem::path>& data_dir_override = {});
 
 /// Parses job text; `origin` names it in errors (and becomes source_file).
 sweep::SweepSpec parse_job_text(
     std::string_view text, const std::string& origin,
-    const search::StrategyRegistry& registry = search::builtin_strategies());
+    const search::StrategyRegistry& registry = search::builtin_strategies(),
+    const std::optional<std::filesystem::path>& data_dir_override = {});
 
 /// The canonical text of resolved search options (what the fingerprint hashes).
 std::string canonical_options(const model::SearchOptions& options);

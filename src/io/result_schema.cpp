@@ -110,6 +110,54 @@ Column<Row> entry_key() {
       "key", "", "tuple key (joins /tuples)", [](auto& r) -> auto& { return r.key; });
 }
 
+/// A design point's parameters (schema 5, docs/codesign.md): "" and zeros unless the tuple's
+/// hardware is a point of a design space, so rows of older files (which had none) are right.
+template <class Row, class TupleOf>
+void add_design(std::vector<Column<Row>>& cols, TupleOf t) {
+  constexpr int kSince = 5;
+  auto col = [&](const char* name, const char* unit, const std::string& what, auto ref) {
+    cols.push_back(field<Row>(name, unit, what, ref, kSince));
+  };
+  const std::string zero = " (0 unless a design point)";
+  col(
+      "design_base", "",
+      "base hardware of the design space (\"\" unless a design point)", [t](auto& r) -> auto& {
+        return t(r).design.base;
+      });
+  col(
+      "design_nodes_h", kCount,
+      "node array rows" + zero, [t](auto& r) -> auto& { return t(r).design.nodes_h; });
+  col(
+      "design_nodes_w", kCount,
+      "node array columns" + zero, [t](auto& r) -> auto& { return t(r).design.nodes_w; });
+  col(
+      "design_pe_h", kCount,
+      "PE array rows per node" + zero, [t](auto& r) -> auto& { return t(r).design.pe_h; });
+  col(
+      "design_pe_w", kCount,
+      "PE array columns per node" + zero, [t](auto& r) -> auto& { return t(r).design.pe_w; });
+  col(
+      "design_gbuf_bytes", "bytes",
+      "global buffer per node" + zero, [t](auto& r) -> auto& { return t(r).design.gbuf_bytes; });
+  col(
+      "design_regf_bytes", "bytes",
+      "register file per PE" + zero, [t](auto& r) -> auto& { return t(r).design.regf_bytes; });
+  col(
+      "design_array_bus_width_bits", "bits",
+      "array bus width, 0 = unlimited (also 0 unless a design point)", [t](auto& r) -> auto& {
+        return t(r).design.array_bus_width_bits;
+      });
+  col(
+      "design_dram_bandwidth", "bytes/cycle",
+      "DRAM bandwidth, inf = unlimited" + zero, [t](auto& r) -> auto& {
+        return t(r).design.dram_bandwidth_bytes_per_cycle;
+      });
+  col(
+      "design_area_mm2", "mm^2",
+      "chip area by the technology model (0 unless a design point with a technology)",
+      [t](auto& r) -> auto& { return t(r).design.area_mm2; });
+}
+
 /// The tuple's axes, shared by /tuples and /expected.
 template <class Row, class TupleOf>
 void add_axes(std::vector<Column<Row>>& cols, TupleOf t) {
@@ -138,6 +186,7 @@ void add_axes(std::vector<Column<Row>>& cols, TupleOf t) {
       [t](auto& r) -> auto& { return t(r).strategy_label; }, 4));
   cols.push_back(field<Row>(
       "batch", "", "batch size", [t](auto& r) -> auto& { return t(r).batch; }));
+  add_design(cols, t);
   cols.push_back(field<Row>(
       "seed", "", "the job's seed for this tuple (the seeds axis)", [t](auto& r) -> auto& {
         return t(r).seed;

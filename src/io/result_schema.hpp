@@ -20,9 +20,10 @@
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 4;
+inline constexpr int kResultSchemaVersion = 5;
 /// Version 2 files (no /expected, no column attributes, a `layers.directives` column) and
-/// version 3 files (no strategy_letter / strategy_label) still load, resume and merge.
+/// version 3 files (no strategy_letter / strategy_label) and version 4 files (no design_*
+/// columns) still load, resume and merge.
 inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.

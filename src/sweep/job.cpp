@@ -61,6 +61,7 @@ std::vector<Tuple> expand_tuples(const SweepSpec& spec) {
             t.strategy_label = strategy.label;
             t.batch = batch;
             t.seed = seed;
+            t.design = hw.params;
             if (!keys.insert(t.key()).second) {
               throw InputError("axes: tuple '" + t.key() + "' appears twice");
             }

@@ -3,18 +3,24 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/options.hpp"
 #include "search/strategy_registry.hpp"
+#include "sweep/design_space.hpp"
 
 namespace kapla::sweep {
 
-/// One hardware axis entry: a catalog name (or file) and the batch sizes to run on it.
+/// One hardware axis entry: a catalog name (or file) and the batch sizes to run on it, or one
+/// point of a design space (a hardware entry with a "base"): then `name` is the point's name and
+/// `design` its hardware, which the runner uses instead of looking the name up.
 struct HardwareAxis {
   std::string name;
   std::vector<std::int64_t> batches;
+  std::optional<model::Hardware> design;
+  DesignParams params;
   friend bool operator==(const HardwareAxis&, const HardwareAxis&) = default;
 };
 
@@ -70,6 +76,7 @@ struct Tuple {
   std::string strategy_label;
   std::int64_t batch = 1;
   std::uint64_t seed = 1;  // the job seed of this tuple
+  DesignParams design;     // the hardware's design parameters (empty unless a design point)
 
   /// "network:hardware:strategy:b<batch>:s<seed>" plus ":p<hash>" if the strategy has
   /// parameters. Unique within a sweep; results are sorted and resumed by it.

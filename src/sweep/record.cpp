@@ -78,6 +78,7 @@ std::optional<std::string> first_difference(const TupleRecord& a, const TupleRec
   const std::string k = a.tuple.key();
   KAPLA_DIFF(k + ": key", k, b.tuple.key());
   KAPLA_DIFF(k + ": search_seed", a.search_seed, b.search_seed);
+  if (!(a.tuple.design == b.tuple.design)) return k + ": design parameters differ";
   const auto& ra = a.result;
   const auto& rb = b.result;
   KAPLA_DIFF(k + ": status", std::string(status_name(ra.status)),

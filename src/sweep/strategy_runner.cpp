@@ -33,7 +33,12 @@ std::string dim_text(const T& d) {
 class StrategyRunner final : public TupleRunner {
  public:
   StrategyRunner(const SweepSpec& spec, ModelLoaders loaders, search::StrategyRegistry registry)
-      : options_(spec.options), loaders_(std::move(loaders)), registry_(std::move(registry)) {}
+      : options_(spec.options), loaders_(std::move(loaders)), registry_(std::move(registry)) {
+    // Design points are not in the catalog: the job expanded them.
+    for (const auto& hw : spec.hardware) {
+      if (hw.design) hardware_.emplace(hw.name, *hw.design);
+    }
+  }
 
   void check(const Tuple& t) const override {
     // A systolic array refuses back-propagation networks and the upstream cost model.

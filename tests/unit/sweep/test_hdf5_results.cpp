@@ -454,6 +454,70 @@ TEST_F(Hdf5Results, a_schema3_file_merged_with_a_newer_one_takes_its_labels) {
   EXPECT_EQ(labels_of(merged), kSchema3Labels);
 }
 
+fs::path schema4_file(const char* ext) {
+  return fs::path(KAPLA_TEST_DATA_DIR) / "results" / (std::string("schema4_mlp_s.") + ext);
+}
+
+// Schema 5 added the design_* columns; a version 4 file has none, and its tuples are no design
+// points, which is what the columns' defaults say.
+TEST_F(Hdf5Results, a_schema4_file_still_loads_resumes_and_merges) {
+  const ResultsFile old = read_results_file(schema4_file("h5"));
+  EXPECT_EQ(old.info.schema, 4);
+  EXPECT_EQ(keys_of(old.info.expected), kSchema3Keys);  // the same job, renamed
+  ASSERT_EQ(old.records.size(), 2u);
+  EXPECT_EQ(old.records[0].result.total_cost, 0.00025674388203041824);
+  EXPECT_EQ(old.records[1].tuple.strategy_label, "R[max_evaluations=40]");
+  for (const auto& r : old.records) EXPECT_EQ(r.tuple.design, sweep::DesignParams{});
+  // Resume: nothing to run, the file is rewritten in the current version, rows unchanged.
+  const fs::path out = dir_ / "old.h5";
+  fs::copy_file(schema4_file("h5"), out);
+  ResultsFileInfo i = info(old.info.job_fingerprint);
+  i.job_name = old.info.job_name;
+  const sweep::SweepSpec spec = load_job_file(schema4_file("json"));
+  i.expected = expected_of(spec, spec.name);
+  Hdf5Sink sink(out, i);
+  EXPECT_EQ(sink.existing_keys().size(), 2u);
+  sink.finish();
+  const ResultsFile now = read_results_file(out);
+  EXPECT_EQ(now.info.schema, kResultSchemaVersion);
+  EXPECT_EQ(sweep::first_difference(old.records, now.records), std::nullopt);
+  // Merge with a newer file of the same job.
+  ResultsFile newer;
+  newer.info = i;
+  write_results_file(dir_ / "new.h5", newer);
+  const ResultsFile merged = merge_results({old, read_results_file(dir_ / "new.h5")});
+  EXPECT_EQ(sweep::first_difference(old.records, merged.records), std::nullopt);
+}
+
+TEST_F(Hdf5Results, design_parameters_round_trip) {
+  ResultsFile rf;
+  rf.info = info();
+  rf.records = records({"n1"});
+  const sweep::DesignParams d{"eyeriss_45nm", 2, 1, 16, 8, 65536, 512, 64, 25.6, 2.06581248};
+  rf.records[0].tuple.hardware = "eyeriss_45nm~nodes2x1~pe16x8";
+  rf.records[0].tuple.design = d;
+  rf.info.expected = {{"unit", rf.records[0].tuple}};
+  write_results_file(dir_ / "d.h5", rf);
+  const ResultsFile back = read_results_file(dir_ / "d.h5");
+  EXPECT_EQ(sweep::first_difference(rf.records, back.records), std::nullopt);
+  bool found = false;
+  for (const auto& r : back.records) {
+    if (r.tuple.hardware != "eyeriss_45nm~nodes2x1~pe16x8") {
+      EXPECT_EQ(r.tuple.design, sweep::DesignParams{});
+      continue;
+    }
+    found = true;
+    EXPECT_EQ(r.tuple.design, d);
+  }
+  EXPECT_TRUE(found);
+  ASSERT_EQ(back.info.expected.size(), 1u);
+  EXPECT_EQ(back.info.expected[0].tuple.design, d);
+  // The comparison of runs sees a design difference.
+  auto other = back.records;
+  for (auto& r : other) r.tuple.design.area_mm2 += 1;
+  EXPECT_NE(sweep::first_difference(back.records, other), std::nullopt);
+}
+
 TEST_F(Hdf5Results, every_column_reads_back_what_it_wrote) {
   const auto recs = records({"n1"});
   for (const auto& c : tuples_table().columns) {

@@ -431,7 +431,8 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
               << "\nlayer_searches " << result.stats.layer_searches << " (cache hits "
               << result.stats.cache_hits << ")\npairs_solved " << result.stats.constraints_searched
               << " (cut short " << result.stats.pairs_cut_short << ", bounded out "
-              << result.stats.pairs_bounded_out << ")\n";
+              << result.stats.pairs_bounded_out << ", known infeasible "
+              << result.stats.pairs_known_infeasible << ")\n";
     print_schedule(std::cout, {net, a.batch, hw, costs, options}, best);
   }
 

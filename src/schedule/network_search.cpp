@@ -136,6 +136,11 @@ class Searcher {
   std::vector<NetworkScheme> tops_none_;
   std::vector<std::vector<NetworkScheme>> tops_;  // per position in ordered_
   std::map<std::string, LayerResults> cache_;
+  /// With bound pruning and strategy_.empty_means_infeasible(): problem keys without the
+  /// layout whose search found nothing.
+  std::set<std::string> infeasible_;
+  /// A layer of the pair has a problem in infeasible_ (so the pair yields nothing).
+  bool known_infeasible(const PipelineSegment& seg, const SegmentConstraint& c) const;
   search::SearchMemo memo_;
   NetworkSearchStats stats_;
   // Strategy statistics (account()).
@@ -215,6 +220,9 @@ LayerResults Searcher::search_layer(std::size_t layer, const pricing::LayerProbl
   account(layer, st);
   // A strategy that saw the stop returned early with a partial answer: neither used nor cached.
   if (stop_now()) return {};
+  if (found.empty() && use_bounds_ && strategy_.empty_means_infeasible()) {
+    infeasible_.insert(pricing::problem_key(problem, false));
+  }
   LayerResults out;
   for (auto& r : found) out.push_back(std::make_shared<const pricing::LayerSchedule>(std::move(r)));
   if (opts_.cache_layer_searches) cache_.emplace(std::move(key), out);
@@ -403,6 +411,22 @@ void Searcher::report(const PipelineSegment& seg, const SegmentConstraint& c, st
   opts_.pair_report(r);
 }
 
+bool Searcher::known_infeasible(const PipelineSegment& seg, const SegmentConstraint& c) const {
+  if (infeasible_.empty()) return false;
+  for (std::size_t sp = 0; sp < seg.size(); ++sp) {
+    for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
+      const auto& lc = c.layers[sp][tm];
+      if (lc.topofm_from_layer) continue;  // its constraint is known only when scheduled
+      pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net_, batch_);
+      p.constraint = layer_constraint(lc);
+      p.costs = opts_.costs;
+      p.options = opts_.options;
+      if (infeasible_.count(pricing::problem_key(p, false)) > 0) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
     const std::vector<const PipelineSegment*>& segments,
     const std::vector<const std::vector<SegmentConstraint>*>& cstrs) {
@@ -452,8 +476,12 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
         continue;
       }
     }
-    ++stats_.constraints_searched;
     const auto& seg = *segments[p.seg];
+    if (known_infeasible(seg, (*cstrs[p.seg])[p.cstr])) {
+      ++stats_.pairs_known_infeasible;
+      continue;
+    }
+    ++stats_.constraints_searched;
     const auto& prev = prefix_of(seg);
     auto searched = constraint_search(seg, (*cstrs[p.seg])[p.cstr], prev, cut ? &*cut : nullptr);
     if (!searched) {

@@ -93,6 +93,10 @@ struct NetworkSearchStats {
   /// Pairs bound_pruning stopped part-way (counted in constraints_searched too): once their
   /// first layers were scheduled, their bound could no longer beat the kept schemes.
   std::size_t pairs_cut_short = 0;
+  /// Pairs bound_pruning skipped unsolved because one of their layers was already found to
+  /// have no valid schedule under the same conditions (search::LayerStrategy::
+  /// empty_means_infeasible).
+  std::size_t pairs_known_infeasible = 0;
   // What the strategy reported (search::LayerSearchStats), summed over the strategy calls in
   // call order (cache hits excluded). -1 when some call did not report (all of kapla's
   // strategies report evaluated; valid: see docs/hdf5_schema.md).

@@ -46,6 +46,9 @@ class KaplaSolver final : public LayerStrategy {
   /// The occupancy check (with inter_layer_pruning), the segment selection (with
   /// segment_selection) and the hint frontier (with constraint_frontier), each as below.
   InterLayerPruning inter_layer_pruning() const override;
+  /// With the fallback, an empty answer means the exhaustive directive search (B's space)
+  /// found no valid scheme either.
+  bool empty_means_infeasible() const override { return opts_.fallback; }
   /// The §4.2 occupancy check (kapla::occupancy_may_fit) for pipelined constraints
   /// (topbat > 0; the reference checks only those); true otherwise.
   bool constraint_may_fit(const pricing::LayerProblem& problem) const;

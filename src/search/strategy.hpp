@@ -88,6 +88,11 @@ class LayerStrategy {
   /// Optional: how the network run may prune segments and constraints before searching
   /// (K's §4.2-4.4); the default prunes nothing. The result may refer to this strategy.
   virtual InterLayerPruning inter_layer_pruning() const { return {}; }
+  /// Optional: true if search() returns nothing only when no valid schedule exists for the
+  /// problem whatever its ifmap layout (the layout prices NoC hops, never validity), so the
+  /// network search's branch and bound may skip a pair with a layer already found empty under
+  /// the same conditions. The default (false) suits searches that may miss a valid schedule.
+  virtual bool empty_means_infeasible() const { return false; }
 };
 
 }  // namespace kapla::search

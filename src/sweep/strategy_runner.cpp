@@ -92,6 +92,7 @@ class StrategyRunner final : public TupleRunner {
     stat("constraints_after_pruning", st.constraints_after_pruning);
     stat("pairs_bounded_out", st.pairs_bounded_out);
     stat("pairs_cut_short", st.pairs_cut_short);
+    stat("pairs_known_infeasible", st.pairs_known_infeasible);
     stat("schemes_evaluated", st.schemes_evaluated);
     stat("schemes_valid", st.schemes_valid);
     r.stats.evaluated = st.schemes_evaluated;

@@ -63,13 +63,15 @@ Run run_k(const model::Network& net, bool bound_pruning) {
   return run;
 }
 
-void check_network(const std::string& name) {
+// Returns the pruned run's counters.
+schedule::NetworkSearchStats check_network(const std::string& name) {
   SCOPED_TRACE(name);
   const auto net = test::zoo_network(name);
   const Run full = run_k(net, false);
   const Run pruned = run_k(net, true);
-  ASSERT_FALSE(full.result.tops.empty());
-  ASSERT_FALSE(pruned.result.tops.empty());
+  EXPECT_FALSE(full.result.tops.empty());
+  EXPECT_FALSE(pruned.result.tops.empty());
+  if (full.result.tops.empty() || pruned.result.tops.empty()) return {};
   // (a) The bound: every pair of the full search was reported and checked.
   EXPECT_EQ(full.pairs_reported, full.result.stats.constraints_searched);
   EXPECT_EQ(full.bound_violations, 0u);
@@ -80,15 +82,17 @@ void check_network(const std::string& name) {
   const auto& b = pruned.result.tops[0];
   EXPECT_EQ(a.total_cost(), b.total_cost());
   EXPECT_EQ(a.total_time(), b.total_time());
-  ASSERT_EQ(a.order(), b.order());
+  EXPECT_EQ(a.order(), b.order());
+  if (a.order() != b.order()) return {};
   for (std::size_t l : a.order()) {
     EXPECT_EQ(a.get(l)->cost, b.get(l)->cost) << "layer " << l;
     EXPECT_EQ(a.get(l)->time, b.get(l)->time) << "layer " << l;
     EXPECT_EQ(a.get(l)->sched_seq, b.get(l)->sched_seq) << "layer " << l;
     EXPECT_EQ(a.get(l)->tvals, b.get(l)->tvals) << "layer " << l;
   }
-  ASSERT_EQ(a.segment_timings().size(), b.segment_timings().size());
-  for (std::size_t i = 0; i < a.segment_timings().size(); ++i) {
+  EXPECT_EQ(a.segment_timings().size(), b.segment_timings().size());
+  for (std::size_t i = 0; i < std::min(a.segment_timings().size(), b.segment_timings().size());
+       ++i) {
     EXPECT_EQ(a.segment_timings()[i].time(), b.segment_timings()[i].time());
   }
   // (c) Fewer pairs solved; the full search skips none.
@@ -96,18 +100,26 @@ void check_network(const std::string& name) {
   const auto& ps = pruned.result.stats;
   EXPECT_EQ(fs.pairs_bounded_out, 0u);
   EXPECT_EQ(fs.pairs_cut_short, 0u);
+  EXPECT_EQ(fs.pairs_known_infeasible, 0u);
   EXPECT_GT(ps.pairs_bounded_out, 0u);
-  EXPECT_EQ(ps.constraints_searched + ps.pairs_bounded_out, fs.constraints_searched);
+  EXPECT_EQ(ps.constraints_searched + ps.pairs_bounded_out + ps.pairs_known_infeasible,
+            fs.constraints_searched);
   EXPECT_LT(ps.layer_searches, fs.layer_searches);
   std::cout << name << ": pairs solved " << fs.constraints_searched << " -> "
             << ps.constraints_searched - ps.pairs_cut_short << " (+" << ps.pairs_cut_short
-            << " cut short), layer searches " << fs.layer_searches << " -> " << ps.layer_searches
-            << ", tightest bound/cost " << full.tightest << "\n";
+            << " cut short, " << ps.pairs_known_infeasible << " known infeasible), layer searches "
+            << fs.layer_searches << " -> " << ps.layer_searches << ", tightest bound/cost "
+            << full.tightest << "\n";
+  return ps;
 }
 
 TEST(BoundPruning, MlpL) { check_network("mlp_l"); }
 TEST(BoundPruning, LstmGnmt) { check_network("lstm_gnmt"); }
-TEST(BoundPruning, AlexNet) { check_network("alex_net"); }
+TEST(BoundPruning, AlexNet) {
+  // Some of AlexNet's pairs have a layer without any valid schedule (K's fallback finds
+  // none); later pairs with that layer problem are skipped unsolved.
+  EXPECT_GT(check_network("alex_net").pairs_known_infeasible, 0u);
+}
 
 TEST(BoundPruning, MoreNetworks) {
   const char* nets = std::getenv("KAPLA_BOUND_NETS");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/errors.hpp"
 #include "emit/layer_program.hpp"
@@ -32,6 +33,7 @@ void write_emitted_layers(const std::string& dir, const std::vector<std::string>
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError("--emit: cannot create directory " + dir + ": " + ec.message());
   int written = 0;
+  std::set<std::string> stems;
   for (const auto& l : layers) {
     const bool named = std::find(only.begin(), only.end(), l.name) != only.end();
     if (!only.empty() && !named) continue;
@@ -41,7 +43,12 @@ void write_emitted_layers(const std::string& dir, const std::vector<std::string>
       const emit::LayerScheme scheme{l.name, l.problem, l.schedule->part, l.schedule->nld_index,
                                      *l.schedule->detail};
       const std::string source = emit::emit_layer_program(scheme);  // may refuse the layer
-      const std::string path = dir + "/" + file_stem(l.name) + ".cpp";
+      // Two names may map to one stem ("a/b", "a_b"): the later one gets a suffix, not the
+      // earlier one's file.
+      std::string stem = file_stem(l.name);
+      for (int n = 2; !stems.insert(stem).second; ++n)
+        stem = file_stem(l.name) + "~" + std::to_string(n);
+      const std::string path = dir + "/" + stem + ".cpp";
       std::ofstream f(path);
       if (!(f << source)) throw InputError("--emit: cannot write " + path);
       ++written;

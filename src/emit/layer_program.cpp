@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "emit/program_template.hpp"
 #include "mapping/part_layer.hpp"
 #include "pricing/fixed_scheme.hpp"
@@ -16,13 +17,11 @@ namespace {
 
 constexpr std::array<const char*, 3> kLoopVar = {"i", "o", "b"};  // IFM, OFM, BAT loops
 
+// A double literal of the emitted program: the shortest text that reads back as the same value
+// (the model's figures are finite), with ".0" when it would read as an integer.
 std::string number(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  std::string t = s.str();
-  // A literal the emitted program reads as a double.
-  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
+  std::string t = shortest_text(v);
+  if (t.find_first_of(".e") == std::string::npos) t += ".0";
   return t;
 }
 

@@ -33,6 +33,17 @@ check_dir "$work/mlp"
   --emit "$work/mlp_b" >/dev/null 2>&1
 check_dir "$work/mlp_b"
 
+# Two layer names with one file stem ("a/b", "a_b"): both written, the second with a suffix.
+cat >"$work/clash.json" <<'NET'
+{"name": "clash", "source": "emit test", "input": {"nofm": 64, "sofm": 1}, "externals": [],
+ "layers": [{"name": "a/b", "type": "FC", "nifm": 64, "nofm": 32},
+            {"name": "a_b", "type": "FC", "nifm": 32, "nofm": 16}]}
+NET
+"$KAPLA" --data-dir "$DATA" schedule -q --network "$work/clash.json" --hardware eyeriss \
+  --batch 2 --emit "$work/clash" >/dev/null 2>&1
+[[ -f $work/clash/a_b.cpp && -f $work/clash/a_b~2.cpp ]] || { ls "$work/clash"; exit 1; }
+check_dir "$work/clash"
+
 # A layer that is not there, and one whose kind (a back-propagation layer) is not emitted yet:
 # exit 1, one line.
 for bad in nosuch fc4_back; do

@@ -22,16 +22,19 @@ std::string file_stem(const std::string& layer) {
 
 }  // namespace
 
-void write_emitted_layers(const std::string& dir, const std::vector<std::string>& only,
-                          const std::vector<EmitLayer>& layers, std::ostream& notes) {
+void prepare_emit_dir(const std::string& dir, const std::vector<std::string>& only,
+                      const std::vector<std::string>& layer_names) {
   for (const auto& name : only) {
-    if (std::none_of(layers.begin(), layers.end(),
-                     [&](const EmitLayer& l) { return l.name == name; }))
-      throw InputError("--emit-layer: no layer named '" + name + "' in the schedule");
+    if (std::find(layer_names.begin(), layer_names.end(), name) == layer_names.end())
+      throw InputError("--emit-layer: no layer named '" + name + "' in the network");
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError("--emit: cannot create directory " + dir + ": " + ec.message());
+}
+
+void write_emitted_layers(const std::string& dir, const std::vector<std::string>& only,
+                          const std::vector<EmitLayer>& layers, std::ostream& notes) {
   int written = 0;
   std::set<std::string> stems;
   for (const auto& l : layers) {

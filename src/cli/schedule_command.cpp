@@ -382,6 +382,11 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   model::UnitCosts costs = hw.costs;
   apply_cost_flags(a, costs);
   if (!a.json_out.empty() && a.json_out != "-") check_writable(a.json_out);
+  if (!a.emit_dir.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t l = 0; l < net.size(); ++l) names.push_back(net.layer_name(l));
+    prepare_emit_dir(a.emit_dir, a.emit_layers, names);
+  }
 
   // Every registered strategy runs: the network search calls it per layer.
   const auto registry = search::builtin_strategies();

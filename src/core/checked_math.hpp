@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 
 namespace kapla {
 
@@ -20,6 +21,11 @@ constexpr std::int64_t checked_product(std::initializer_list<std::int64_t> facto
     if (!checked_mul(p, f, p)) return -1;
   }
   return p;
+}
+
+/// A count from checked_product for a message: the number, or "more than 2^63" for -1.
+inline std::string count_text(std::int64_t count) {
+  return count < 0 ? "more than 2^63" : std::to_string(count);
 }
 
 }  // namespace kapla

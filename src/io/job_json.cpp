@@ -5,7 +5,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
+#include "core/checked_math.hpp"
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
 #include "io/data_paths.hpp"
@@ -51,41 +53,70 @@ std::vector<std::int64_t> batches(const json& value, const std::string& path) {
 
 // --- Design spaces (docs/codesign.md) -------------------------------------------------------
 
-// At most this many values per axis and grid points per space: a space is a job of its own,
+// The sizes of an axis and of the grids (model/limits.hpp): a space is a job of its own,
 // meant for thousands of designs, not for an accidental 10^9.
-constexpr std::size_t kMaxAxisValues = 4096;
-constexpr std::int64_t kMaxGridPoints = 100000;
+constexpr auto kMaxAxisValues = static_cast<std::size_t>(model::limits::kMaxAxisValues);
+using model::limits::kMaxDesigns;
 
-// A range {from, to, step} or {from, to, ratio}: from, then +step or *ratio while <= to.
-// `integral`: the values must be integers (a step and a ratio too).
-std::vector<double> range_values(const json& value, const std::string& path, bool integral) {
+// A range {from, to, step} or {from, to, ratio}: from, then +step or *ratio while <= to. T is
+// std::int64_t (integer bounds, step and ratio, computed in integers: through a double, 2^63 - 1
+// became 2^63 and its cast back was undefined) or double (a value past the largest double ends
+// the range rather than becoming inf).
+template <class T>
+std::vector<T> range_values(const json& value, const std::string& path) {
+  constexpr bool kIntegral = std::is_integral_v<T>;
   const JsonObject o(value, path, {"from", "to", "step", "ratio"});
-  auto read = [&](std::string_view key) {
-    return integral ? static_cast<double>(as_int(o.at(key), o.path_of(key))) : o.number(key);
+  auto read = [&](std::string_view key) -> T {
+    if constexpr (kIntegral) {
+      return as_int(o.at(key), o.path_of(key));
+    } else {
+      return o.number(key);
+    }
   };
-  const double from = read("from");
-  const double to = read("to");
+  const T from = read("from");
+  const T to = read("to");
   if (!(from > 0)) fail(o.path_of("from"), "must be positive, got " + brief(o.at("from")));
   if (!(to >= from)) fail(o.path_of("to"), "must be >= from, got " + brief(o.at("to")));
   if (o.has("step") == o.has("ratio")) fail(path, "needs exactly one of \"step\" and \"ratio\"");
-  std::vector<double> out;
-  auto push = [&](double v) {
+  // Real bounds are met within a relative 1e-12, so that 0.1 steps reach their `to`.
+  auto within = [to](T v) {
+    if constexpr (kIntegral) {
+      return v <= to;
+    } else {
+      return std::isfinite(v) && v <= to * (1 + 1e-12);
+    }
+  };
+  std::vector<T> out;
+  auto push = [&](T v) {
     if (out.size() == kMaxAxisValues) {
       fail(path, "gives more than " + std::to_string(kMaxAxisValues) + " values");
     }
     out.push_back(v);
   };
-  if (o.has("step")) {
-    const double step = read("step");
-    if (!(step > 0)) fail(o.path_of("step"), "must be positive, got " + brief(o.at("step")));
-    // by index, not by accumulation: no drift for real steps
-    for (std::size_t k = 0; from + static_cast<double>(k) * step <= to * (1 + 1e-12); ++k) {
-      push(from + static_cast<double>(k) * step);
+  const bool by_step = o.has("step");
+  const T factor = read(by_step ? "step" : "ratio");
+  if (by_step && !(factor > 0)) {
+    fail(o.path_of("step"), "must be positive, got " + brief(o.at("step")));
+  }
+  if (!by_step && !(factor > 1)) {
+    fail(o.path_of("ratio"), "must be > 1, got " + brief(o.at("ratio")));
+  }
+  // The k-th value from `from` (by index, not by accumulation: no drift for real steps), or
+  // false when an integer one overflows (it is past `to` then).
+  auto next = [&](T v, std::int64_t k, T& out_v) {
+    if constexpr (kIntegral) {
+      std::int64_t offset = 0;
+      return by_step
+                 ? checked_mul(k, factor, offset) && !__builtin_add_overflow(from, offset, &out_v)
+                 : checked_mul(v, factor, out_v);
+    } else {
+      out_v = by_step ? from + static_cast<double>(k) * factor : v * factor;
+      return true;
     }
-  } else {
-    const double ratio = read("ratio");
-    if (!(ratio > 1)) fail(o.path_of("ratio"), "must be > 1, got " + brief(o.at("ratio")));
-    for (double v = from; v <= to * (1 + 1e-12); v *= ratio) push(v);
+  };
+  for (T v = from;;) {
+    push(v);
+    if (!next(v, static_cast<std::int64_t>(out.size()), v) || !within(v)) break;
   }
   return out;
 }
@@ -95,11 +126,7 @@ std::vector<double> range_values(const json& value, const std::string& path, boo
 std::vector<std::int64_t> int_axis(const json& value, const std::string& path,
                                    bool unlimited_as_zero = false) {
   std::vector<std::int64_t> out;
-  if (value.is_object()) {
-    for (const double v : range_values(value, path, true))
-      out.push_back(static_cast<std::int64_t>(v));
-    return out;
-  }
+  if (value.is_object()) return range_values<std::int64_t>(value, path);
   const auto& arr = as_array(value, path);
   if (arr.empty()) fail(path, "must not be empty");
   if (arr.size() > kMaxAxisValues)
@@ -116,7 +143,7 @@ std::vector<std::int64_t> int_axis(const json& value, const std::string& path,
 }
 
 std::vector<double> real_axis(const json& value, const std::string& path) {
-  if (value.is_object()) return range_values(value, path, false);
+  if (value.is_object()) return range_values<double>(value, path);
   const auto& arr = as_array(value, path);
   if (arr.empty()) fail(path, "must not be empty");
   if (arr.size() > kMaxAxisValues)
@@ -138,8 +165,15 @@ std::vector<PhyDim2> dim_axis(const json& value, const std::string& path) {
   std::vector<PhyDim2> out;
   if (value.is_object()) {
     const JsonObject o(value, path, {"h", "w"});
-    for (const auto h : int_axis(o.at("h"), o.path_of("h"))) {
-      for (const auto w : int_axis(o.at("w"), o.path_of("w"))) out.push_back({h, w});
+    const auto hs = int_axis(o.at("h"), o.path_of("h"));
+    const auto ws = int_axis(o.at("w"), o.path_of("w"));
+    // One axis of shapes: bounded like any axis, before 2^24 of them are built.
+    if (hs.size() * ws.size() > kMaxAxisValues) {
+      fail(path, "gives " + std::to_string(hs.size() * ws.size()) + " shapes, more than " +
+                     std::to_string(kMaxAxisValues));
+    }
+    for (const auto h : hs) {
+      for (const auto w : ws) out.push_back({h, w});
     }
     return out;
   }
@@ -171,9 +205,10 @@ void parse_axes(const json& value, const std::string& path, sweep::DesignSpace& 
     s.dram_bandwidth_bytes_per_cycle = real_axis(o.at("dram_bandwidth_bytes_per_cycle"),
                                                  o.path_of("dram_bandwidth_bytes_per_cycle"));
   }
-  if (sweep::grid_size(s) > kMaxGridPoints) {
-    fail(path, "the grid has " + std::to_string(sweep::grid_size(s)) + " designs, more than " +
-                   std::to_string(kMaxGridPoints));
+  const std::int64_t grid = sweep::grid_size(s);  // -1: past int64 (six axes of 4096: 2^72)
+  if (grid < 0 || grid > kMaxDesigns) {
+    fail(path,
+         "the grid has " + count_text(grid) + " designs, more than " + std::to_string(kMaxDesigns));
   }
 }
 
@@ -224,8 +259,11 @@ void parse_sampling(const json& value, const std::string& path, sweep::DesignSpa
 }
 
 // A hardware entry with a "base": its design points, each a hardware entry of its own.
+// `designs`: the grid points of the job's spaces so far, this one's added (bounded in all,
+// before this space is expanded: a job may list thousands of spaces).
 std::vector<sweep::HardwareAxis> parse_space(const JsonObject& entry, const Catalog& catalog,
-                                             const std::vector<std::int64_t>& batches) {
+                                             const std::vector<std::int64_t>& batches,
+                                             std::int64_t& designs) {
   sweep::DesignSpace s;
   const std::string base = entry.string("base");
   try {
@@ -234,6 +272,11 @@ std::vector<sweep::HardwareAxis> parse_space(const JsonObject& entry, const Cata
     rethrow_at(entry.path_of("base"), e);
   }
   parse_axes(entry.at("axes"), entry.path_of("axes"), s);
+  designs += sweep::grid_size(s);  // each at most kMaxDesigns: no overflow
+  if (designs > kMaxDesigns) {
+    fail(entry.path_of("axes"), "the job's spaces have " + std::to_string(designs) +
+                                    " designs in all, more than " + std::to_string(kMaxDesigns));
+  }
   if (entry.has("constraints"))
     parse_constraints(entry.at("constraints"), entry.path_of("constraints"), catalog, s);
   if (entry.has("sampling")) parse_sampling(entry.at("sampling"), entry.path_of("sampling"), s);
@@ -259,6 +302,7 @@ std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job, const Cat
   if (arr.empty()) fail(path, "must not be empty");
   std::vector<sweep::HardwareAxis> out;
   std::set<std::string> seen;
+  std::int64_t designs = 0;
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const std::string p = index_path(path, i);
     sweep::HardwareAxis hw;
@@ -280,7 +324,7 @@ std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job, const Cat
                                       : (fail(entry.path_of("batch"), "missing required key"),
                                          std::vector<std::int64_t>{});
       if (space) {
-        for (auto& design : parse_space(entry, catalog, hw.batches)) {
+        for (auto& design : parse_space(entry, catalog, hw.batches, designs)) {
           if (!seen.insert(design.name).second) {
             fail(p, "design '" + design.name + "' is listed twice");
           }

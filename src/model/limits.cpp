@@ -97,6 +97,9 @@ std::string describe() {
       "0 .. " + real_text(kMaxSeconds) + " s");
   row("max_evaluations, victory_condition (--budget, --victory)", ints(0, kMaxEvaluations));
   row("threads (--threads)", ints(1, kMaxThreads));
+  row("job: values of one design-space axis", ints(1, kMaxAxisValues));
+  row("job: design points of its spaces (grid, before constraints)", ints(1, kMaxDesigns));
+  row("job: tuples", ints(1, kMaxTuples));
   return os.str();
 }
 

@@ -46,6 +46,12 @@ inline constexpr std::int64_t kMaxTops = 1024;    // ntops / --top
 inline constexpr std::int64_t kMaxEvaluations = std::int64_t{1} << 40;  // R/M budgets, victory
 inline constexpr std::int64_t kMaxThreads = 4096;
 inline constexpr std::int64_t kMaxNameLength = 256;  // network, layer and hardware names
+// Sizes of a job, not overflow bounds: a job is expanded in memory before it runs (every design
+// point built and validated, every tuple keyed), and the axes of a 20 KB file multiply to 10^11
+// tuples. 10^6 tuples of a second each are already 12 days of a 2-core machine.
+inline constexpr std::int64_t kMaxAxisValues = 4096;  // values (or shapes) of one design axis
+inline constexpr std::int64_t kMaxDesigns = 100000;   // grid points of a job's design spaces
+inline constexpr std::int64_t kMaxTuples = 1000000;   // tuples of a job
 
 /// "FIELD: must be in [lo, hi], got v" unless lo <= v <= hi. `field` is the caller's name for it
 /// (a file key such as "nofm" or a flag such as "--batch").

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/checked_math.hpp"
 #include "core/errors.hpp"
 #include "core/number_text.hpp"
 #include "sweep/job.hpp"
@@ -81,8 +82,8 @@ std::int64_t grid_size(const DesignSpace& s) {
   auto n = [](const auto& axis) {
     return static_cast<std::int64_t>(std::max<std::size_t>(axis.size(), 1));
   };
-  return n(s.nodes) * n(s.pe_array) * n(s.gbuf_bytes) * n(s.regf_bytes) *
-         n(s.array_bus_width_bits) * n(s.dram_bandwidth_bytes_per_cycle);
+  return checked_product({n(s.nodes), n(s.pe_array), n(s.gbuf_bytes), n(s.regf_bytes),
+                          n(s.array_bus_width_bits), n(s.dram_bandwidth_bytes_per_cycle)});
 }
 
 std::vector<DesignPoint> expand_space(const DesignSpace& s) {

@@ -73,7 +73,8 @@ std::string design_name(const DesignSpace& space, const model::Hardware& point);
 /// constraints, or when more random points are asked than remain.
 std::vector<DesignPoint> expand_space(const DesignSpace& space);
 
-/// The number of grid points before constraints (for messages and limits).
+/// The number of grid points before constraints (for messages and limits), or -1 when it does
+/// not fit an int64 (six axes of 4096 values are 2^72 points).
 std::int64_t grid_size(const DesignSpace& space);
 
 }  // namespace kapla::sweep

@@ -3,7 +3,9 @@
 
 #include <set>
 
+#include "core/checked_math.hpp"
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::sweep {
 
@@ -43,6 +45,20 @@ std::string Tuple::key() const {
 std::uint64_t tuple_seed(const Tuple& tuple) { return mix_seed(tuple.seed, fnv1a(tuple.key())); }
 
 std::vector<Tuple> expand_tuples(const SweepSpec& spec) {
+  // Counted before a tuple is built: the axes of a small file multiply to any number.
+  std::int64_t hardware_batches = 0;
+  for (const auto& hw : spec.hardware) {
+    hardware_batches += static_cast<std::int64_t>(hw.batches.size());
+  }
+  const std::int64_t count =
+      checked_product({static_cast<std::int64_t>(spec.networks.size()), hardware_batches,
+                       static_cast<std::int64_t>(spec.strategies.size()),
+                       static_cast<std::int64_t>(spec.seeds.size())});
+  if (count < 0 || count > model::limits::kMaxTuples) {
+    throw InputError("axes: " + count_text(count) +
+                     " tuples (networks x hardware and batches x strategies x seeds), more than " +
+                     std::to_string(model::limits::kMaxTuples));
+  }
   std::vector<Tuple> tuples;
   std::set<std::string> keys;
   for (const auto& network : spec.networks) {

@@ -89,6 +89,17 @@ sed -i 's/"batch": 1/"batch": 1099511627776/' "$T/batch.json"
 bad "batch.json: hardware\[0\].batch: must be positive and at most 1048576" \
   --data-dir "$DATA" sweep "$T/batch.json"
 
+# Issue 19's design spaces and the job's axes: counts that wrapped or were built before checked.
+r='{"from": 1, "to": 4096, "step": 1}'
+printf '{"name": "j", "networks": ["mlp_s"], "hardware": [{"base": "eyeriss_45nm", "batch": 1, "axes": {"nodes": {"h": %s, "w": [1]}, "pe_array": {"h": %s, "w": [1]}, "gbuf_bytes": %s, "regf_bytes": %s, "array_bus_width_bits": %s, "dram_bandwidth_bytes_per_cycle": %s}}], "strategies": ["kapla"], "output": "%s"}' \
+  "$r" "$r" "$r" "$r" "$r" "$r" "$T/o.h5" > "$T/grid.json"
+bad "grid.json: hardware\[0\]\.axes: the grid has more than 2\^63 designs, more than 100000" \
+  --data-dir "$DATA" validate "$T/grid.json"
+python3 -c 'import json, sys; json.dump({"name": "j", "networks": ["mlp_s"], "batch": 1,
+  "hardware": ["h%d" % i for i in range(1000)], "strategies": ["kapla"],
+  "seeds": list(range(1001)), "output": sys.argv[1]}, sys.stdout)' "$T/o.h5" > "$T/tuples.json"
+bad "tuples.json: axes: 1001000 tuples .*, more than 1000000" --data-dir "$DATA" validate "$T/tuples.json"
+
 # 6. Clear messages.
 bad "is a directory" validate "$T"
 bad "--gbuf: must hold at least one word \(2 bytes\), got 0" $(sched) --nodes 1 1 --array 16 16 --regf 512 --gbuf 0

@@ -132,10 +132,27 @@ TEST(Limits, OptionsAreBounded) {
 
 TEST(Limits, DescribeListsEveryLimit) {
   const std::string text = limits::describe();
-  for (const char* what : {"nifm", "sofm", "sfil", "per sample", "batch", "nodes", "pe_array",
-                           "gbuf_bytes", "word_bits", "array_bus_width_bits", "dram_bandwidth",
-                           "unit costs", "layer_pipeline_max_degree", "ntops",
-                           "tuple_time_limit_seconds", "max_evaluations", "threads", "names"}) {
+  for (const char* what : {"nifm",
+                           "sofm",
+                           "sfil",
+                           "per sample",
+                           "batch",
+                           "nodes",
+                           "pe_array",
+                           "gbuf_bytes",
+                           "word_bits",
+                           "array_bus_width_bits",
+                           "dram_bandwidth",
+                           "unit costs",
+                           "layer_pipeline_max_degree",
+                           "ntops",
+                           "tuple_time_limit_seconds",
+                           "max_evaluations",
+                           "threads",
+                           "names",
+                           "design-space axis",
+                           "design points",
+                           "tuples"}) {
     EXPECT_NE(text.find(what), std::string::npos) << what;
   }
   EXPECT_NE(text.find("1 .. 1048576"), std::string::npos);

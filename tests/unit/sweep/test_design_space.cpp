@@ -199,13 +199,62 @@ TEST(DesignSpace, BadSpacesAreOneLineErrors) {
             "jobs/d.json: hardware[0]: design 'eyeriss_45nm~regf1': regf_bytes: must hold at "
             "least one word (2 bytes), got 1");
   EXPECT_EQ(error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"pe_array":
-                         {"h": {"from": 1, "to": 1024, "step": 1}, "w": {"from": 1, "to": 1024, "step": 1}}}})"),
-            at + "axes: the grid has 1048576 designs, more than 100000");
+                         {"h": {"from": 1, "to": 64, "step": 1}, "w": {"from": 1, "to": 64, "step": 1}},
+                         "regf_bytes": {"from": 2, "to": 64, "step": 2}}})"),
+            at + "axes: the grid has 131072 designs, more than 100000");
   EXPECT_THAT(error_of(R"({"base": "nope", "batch": 1, "axes": {"regf_bytes": [512]}})"),
               HasSubstr("hardware[0].base: unknown hardware 'nope'"));
   EXPECT_EQ(error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"pe_array": [[2000, 1]]}})"),
             "jobs/d.json: hardware[0]: design 'eyeriss_45nm~pe2000x1': pe_array: must be positive "
             "and at most 1024, got [2000, 1]");
+}
+
+// Numbers of a space that a hostile job can make huge (issue 17 for issue 19's spaces): the
+// grid's size is checked, without overflow, before a point is built; integer ranges are
+// computed in integers (they went through double: 2^63 - 1 became 2^63, an undefined cast).
+TEST(DesignSpace, HostileSpacesAreRefusedBeforeTheGridIsBuilt) {
+  const std::string at = "jobs/d.json: hardware[0].";
+  const std::string r4096 = R"({"from": 1, "to": 4096, "step": 1})";
+  // Six axes of 4096 values: 2^72 points. The count wrapped to 0 in int64, passed the 10^5
+  // check and the expansion started on 2^72 points.
+  EXPECT_EQ(
+      error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"nodes": {"h": )" + r4096 +
+               R"(, "w": [1]}, "pe_array": {"h": )" + r4096 + R"(, "w": [1]}, "gbuf_bytes": )" +
+               r4096 + R"(, "regf_bytes": )" + r4096 + R"(, "array_bus_width_bits": )" + r4096 +
+               R"(, "dram_bandwidth_bytes_per_cycle": )" + r4096 + "}}"),
+      at + "axes: the grid has more than 2^63 designs, more than 100000");
+  // A shape axis is one axis: at most 4096 shapes, refused before 2^24 shapes are built.
+  EXPECT_EQ(error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"pe_array": {"h": )" + r4096 +
+                     R"(, "w": )" + r4096 + "}}}"),
+            at + "axes.pe_array: gives 16777216 shapes, more than 4096");
+  // Integer bounds beyond a double's 53 bits keep their value (the limit then refuses it).
+  EXPECT_THAT(error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"gbuf_bytes":
+                          {"from": 9223372036854775807, "to": 9223372036854775807, "step": 1}}})"),
+              HasSubstr("gbuf_bytes: must be positive and at most 1099511627776, got "
+                        "9223372036854775807"));
+  EXPECT_THAT(error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"gbuf_bytes":
+                          {"from": 9007199254740993, "to": 9223372036854775807, "ratio": 2}}})"),
+              HasSubstr("got 9007199254740993"));
+  // A step past int64 ends the range instead of wrapping around.
+  EXPECT_EQ(error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"gbuf_bytes":
+                        {"from": 65536, "to": 9223372036854775807, "step": 9223372036854775807}}})"),
+            "(no error)");
+  // A real range ends at the largest double instead of stepping on into inf.
+  EXPECT_EQ(
+      error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"dram_bandwidth_bytes_per_cycle":
+                        {"from": 1e308, "to": 1.7976931348623157e308, "ratio": 1.5}}})"),
+      "jobs/d.json: hardware[0]: design 'eyeriss_45nm~bw1e+308': "
+      "dram_bandwidth_bytes_per_cycle: must be a non-negative number at most 1e+18 (or "
+      "inf), got 1e+308");
+  // Every space within 10^5 designs, the job's spaces together not: refused before the second
+  // is expanded (a job could list thousands of spaces; each 10^5 took seconds to expand).
+  const std::string space_of_100000 =
+      R"({"base": "eyeriss_45nm", "batch": 1, "axes": {
+          "gbuf_bytes": {"from": 65536, "to": 67534, "step": 2},
+          "regf_bytes": {"from": 512, "to": 710, "step": 2}}})";
+  EXPECT_EQ(error_of("{" + kSmall + "}, " + space_of_100000),
+            "jobs/d.json: hardware[1].axes: the job's spaces have 100004 designs in all, more "
+            "than 100000");
 }
 
 TEST(DesignSpace, AShippedPresetNextToItsSpaceIsNotADesign) {

@@ -174,6 +174,20 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
   }
 }
 
+// The tuples are the product of the axes: 1001 seeds x 1000 hardware names (a 20 KB file) are
+// 10^6 tuples, each with its key; a 64 MiB file could ask for 10^11. Counted first, refused.
+TEST(job_json, a_job_of_more_than_a_million_tuples_is_refused_before_expansion) {
+  std::string hardware, seeds;
+  for (int i = 0; i < 1000; ++i) hardware += (i ? ", \"h" : "\"h") + std::to_string(i) + "\"";
+  for (int i = 0; i < 1001; ++i) seeds += (i ? ", " : "") + std::to_string(i);
+  const std::string text = R"({"name": "t", "networks": ["mlp_s"], "batch": 1, "hardware": [)" +
+                           hardware + R"(], "strategies": ["exhaustive"], "seeds": [)" + seeds +
+                           R"(], "output": "t.h5"})";
+  EXPECT_EQ(error_of(text),
+            "jobs/x.json: axes: 1001000 tuples (networks x hardware and batches x strategies x "
+            "seeds), more than 1000000");
+}
+
 TEST(job_json, kapla_params_select_inter_layer_options_and_variant) {
   std::string text = kValid;
   const std::string from = "\"exhaustive\",";

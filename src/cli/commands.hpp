@@ -16,5 +16,6 @@ void register_results(CLI::App& app, Context& ctx);       // results_command.cpp
 void register_merge(CLI::App& app, Context& ctx);         // merge_command.cpp
 void register_schedule(CLI::App& app, Context& ctx);      // schedule_command.cpp
 void register_check_golden(CLI::App& app, Context& ctx);  // check_golden_command.cpp
+void register_emit(CLI::App& app, Context& ctx);          // emit_command.cpp
 
 }  // namespace kapla::cli

@@ -23,29 +23,25 @@ std::string file_stem(const std::string& layer) {
 }  // namespace
 
 void prepare_emit_dir(const std::string& dir, const std::vector<std::string>& only,
-                      const std::vector<std::string>& layer_names) {
+                      const std::vector<std::string>& layer_names, const EmitFlags& flags) {
   for (const auto& name : only) {
     if (std::find(layer_names.begin(), layer_names.end(), name) == layer_names.end())
-      throw InputError("--emit-layer: no layer named '" + name + "' in the network");
+      throw InputError(flags.layer + ": no layer named '" + name + "' in " + flags.where);
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError("--emit: cannot create directory " + dir + ": " + ec.message());
+  if (ec) throw InputError(flags.dir + ": cannot create directory " + dir + ": " + ec.message());
 }
 
 void write_emitted_layers(const std::string& dir, const std::vector<std::string>& only,
-                          const std::vector<EmitLayer>& layers, std::ostream& notes) {
+                          const std::vector<emit::LayerScheme>& layers, std::ostream& notes) {
   int written = 0;
   std::set<std::string> stems;
   for (const auto& l : layers) {
     const bool named = std::find(only.begin(), only.end(), l.name) != only.end();
     if (!only.empty() && !named) continue;
     try {
-      if (!l.schedule->detail)
-        throw InputError("emit: layer " + l.name + ": the strategy kept no loop-blocking detail");
-      const emit::LayerScheme scheme{l.name, l.problem, l.schedule->part, l.schedule->nld_index,
-                                     *l.schedule->detail};
-      const std::string source = emit::emit_layer_program(scheme);  // may refuse the layer
+      const std::string source = emit::emit_layer_program(l);  // may refuse the layer
       // Two names may map to one stem ("a/b", "a_b"): the later one gets a suffix, not the
       // earlier one's file.
       std::string stem = file_stem(l.name);
@@ -53,7 +49,7 @@ void write_emitted_layers(const std::string& dir, const std::vector<std::string>
         stem = file_stem(l.name) + "~" + std::to_string(n);
       const std::string path = dir + "/" + stem + ".cpp";
       std::ofstream f(path);
-      if (!(f << source)) throw InputError("--emit: cannot write " + path);
+      if (!(f << source)) throw InputError("cannot write " + path);
       ++written;
     } catch (const InputError& e) {
       if (named) throw;

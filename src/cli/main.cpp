@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   cli::register_merge(app, ctx);
   cli::register_schedule(app, ctx);
   cli::register_check_golden(app, ctx);
+  cli::register_emit(app, ctx);
 
   try {
     check_subcommand(app, argc, argv);

@@ -29,10 +29,10 @@
 #include "io/catalog.hpp"
 #include "io/json_util.hpp"
 #include "io/options_json.hpp"
+#include "io/scheme_record.hpp"
 #include "io/strategy_params_json.hpp"
 #include "model/limits.hpp"
 #include "model/options.hpp"
-#include "schedule/resource_builder.hpp"
 #include "schedule/run_network.hpp"
 #include "search/kapla/directives.hpp"
 #include "search/kapla_solver.hpp"
@@ -441,15 +441,14 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     print_schedule(std::cout, {net, a.batch, hw, costs, options}, best);
   }
 
-  // Layer l's problem as the scheme was priced, but on the whole hardware's resource: what the
-  // directives and the emitted programs read of it (layer, batch, PE array, options) is the
-  // same for every segment's region.
-  const mapping::Resource resource = schedule::build_resource(hw);
+  // Layer l's problem as its scheme was priced, but for the constraint (it only decided which
+  // schemes were allowed) and the ifmap layout (it prices NoC hops, which the directives and the
+  // emitted programs do not read).
   auto layer_problem = [&](std::size_t l) {
     pricing::LayerProblem p;
     p.layer = net.layer(l);
     p.batch = a.batch;
-    p.resource = resource;
+    p.resource = best.get(l)->resource;
     p.options = options;
     p.costs = costs;
     return p;
@@ -464,9 +463,11 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     }
   }
   if (!a.emit_dir.empty()) {
-    std::vector<EmitLayer> layers;
-    for (std::size_t l : best.order())
-      layers.push_back({net.layer_name(l), layer_problem(l), best.get(l)});
+    std::vector<emit::LayerScheme> layers;
+    for (std::size_t l : best.order()) {
+      const auto* s = best.get(l);
+      layers.push_back({net.layer_name(l), layer_problem(l), s->part, s->nld_index, *s->detail});
+    }
     write_emitted_layers(a.emit_dir, a.emit_layers, layers, std::cerr);
   }
 
@@ -521,6 +522,15 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     }
     out["ext_layout_dict"] = ext;
     out["schedules"] = scheds;
+    // Each layer's scheme with the inputs it is priced under, for `kapla emit` (the file alone
+    // is enough to rebuild and re-price the scheme: io/scheme_record.hpp).
+    json records = json::object();
+    for (std::size_t l : best.order()) {
+      const auto* s = best.get(l);
+      records[net.layer_name(l)] =
+          io::scheme_record_json({layer_problem(l), s->part, s->nld_index, s->detail->blocking});
+    }
+    out["scheme_records"] = records;
     out["search_seconds"] = seconds;
     if (a.json_out == "-") {
       std::cout << out.dump(2) << "\n";

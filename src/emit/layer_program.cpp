@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -49,10 +50,15 @@ std::vector<LoopDim> outer_to_inner(const PerLoopDim<int>& ord) {
   return loops;
 }
 
-// The kernels the layer's kind needs (Conv/FC or a local region), or an InputError naming what
-// is not emitted yet.
-bool is_local_region_kind(const LayerScheme& s, const mapping::PartLayer& pl,
-                          const cost::NestedLoopDesc& nld) {
+// The kernels of a layer's kind, or an InputError naming what is not emitted yet. A
+// back-propagation layer runs as the forward layer the fork prices it as (mapping::part_layer:
+// an input-gradient layer is the forward layer over the gradient, channels swapped); the
+// weight-gradient kinds (read-write FIL) are not emitted.
+enum class Kernel { Conv, Depthwise, LocalRegion };
+
+Kernel kernel_of(const LayerScheme& s, const mapping::PartLayer& pl,
+                 const cost::NestedLoopDesc& nld) {
+  using model::LayerType;
   const auto& p = s.problem;
   const std::string what = "emit: layer " + s.name + ": ";
   if (!s.eval.valid())
@@ -61,23 +67,43 @@ bool is_local_region_kind(const LayerScheme& s, const mapping::PartLayer& pl,
   if (p.resource.array_mapping != model::ArrayMapping::RowStationary)
     throw InputError(what + "only the row-stationary mapping is emitted so far");
   const auto t = p.layer.type;
-  const bool conv = t == model::LayerType::Conv || t == model::LayerType::FC;
+  std::optional<Kernel> k;
+  if (t == LayerType::Conv || t == LayerType::FC || t == LayerType::ConvBackAct ||
+      t == LayerType::FCBackAct)
+    k = Kernel::Conv;
+  if (t == LayerType::DWConv || t == LayerType::DWConvBackAct) k = Kernel::Depthwise;
   // A local region over channels (nreg > 1, LRN-like) other than an element-wise sum is not
   // emitted: its ifmap window over channels is not what the model counts.
-  const bool local = t == model::LayerType::Pooling || t == model::LayerType::Eltwise ||
-                     (t == model::LayerType::LocalRegion && p.layer.nreg == 1);
-  if (!conv && !local)
-    throw InputError(what + "only forward Conv, FC, Pooling and Eltwise layers are emitted so " +
-                     "far (got " + std::string(model::type_name(t)) + ")");
+  if (t == LayerType::Pooling || t == LayerType::PoolingBack || t == LayerType::Eltwise ||
+      ((t == LayerType::LocalRegion || t == LayerType::LocalRegionBack) && p.layer.nreg == 1))
+    k = Kernel::LocalRegion;
+  if (!k)
+    throw InputError(what +
+                     "only Conv, FC, depthwise, Pooling and Eltwise layers and their "
+                     "input-gradient kinds are emitted so far (got " +
+                     std::string(model::type_name(t)) + ")");
   using mapping::LoopSet;
-  const PerDataCategory<LoopSet> local_loops{
+  const PerDataCategory<LoopSet> channel_loops{
       {LoopSet{}, LoopSet{LoopDim::Ofm, LoopDim::Bat}, LoopSet{LoopDim::Ofm, LoopDim::Bat}}};
-  const bool loops_ok = conv
-                            ? nld.has_conv_data_loops() && pl.p_layer.type == model::LayerType::Conv
-                            : nld.data_loops == local_loops && nld.loopcnt[LoopDim::Ifm] == 1;
+  const PerDataCategory<LoopSet> depthwise_loops{{LoopSet{LoopDim::Ofm},
+                                                  LoopSet{LoopDim::Ofm, LoopDim::Bat},
+                                                  LoopSet{LoopDim::Ofm, LoopDim::Bat}}};
+  bool loops_ok = false;
+  switch (*k) {
+    case Kernel::Conv:
+      loops_ok = nld.has_conv_data_loops() && pl.p_layer.type == LayerType::Conv;
+      break;
+    case Kernel::Depthwise:
+      loops_ok = nld.data_loops == depthwise_loops && nld.loopcnt[LoopDim::Ifm] == 1 &&
+                 pl.p_layer.type == LayerType::DWConv;
+      break;
+    case Kernel::LocalRegion:
+      loops_ok = nld.data_loops == channel_loops && nld.loopcnt[LoopDim::Ifm] == 1;
+      break;
+  }
   if (!loops_ok || nld.rw_data != DataCategory::Ofm)
     throw InternalError(what + "the NLD's data loops are not those of its kind");
-  return local;
+  return *k;
 }
 
 // The schedule as the customization primitives an Allo user would write for the same loop
@@ -146,7 +172,8 @@ std::string emit_layer_program(const LayerScheme& s) {
                      " out of range (" + std::to_string(map.nlds.size()) + " NLDs)");
   const auto& nld = map.nlds[static_cast<std::size_t>(s.nld_index)];
   const auto& geo = map.nld_geometry[static_cast<std::size_t>(s.nld_index)];
-  const bool local = is_local_region_kind(s, pl, nld);
+  const Kernel kernel = kernel_of(s, pl, nld);
+  const bool local = kernel == Kernel::LocalRegion;
   const auto& ev = s.eval;
   const auto& L = pl.p_layer;
   if (nld.loopcnt[LoopDim::Bat] != pl.p_batch * geo.fold.w)
@@ -169,7 +196,7 @@ std::string emit_layer_program(const LayerScheme& s) {
   const auto& t = ev.blocking.bl_ts;
 
   std::ostringstream o;
-  o << "// Emitted by `kapla emit` (issue 21, first slice; docs/emit.md): layer " << s.name
+  o << "// Emitted by kapla (docs/emit.md): layer " << s.name
     << ",\n// one node's piece of partition " << s.part.size() << " nodes, NLD " << s.nld_index
     << ", blocking and orders as the cost model priced them.\n// Build: c++ -O2 THIS_FILE; run: "
        "./a.out [--count-only]. Exit 0 when every count matches the model\n// and the output "
@@ -210,8 +237,10 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << "constexpr double MODEL_GBUF_WORDS[3] = " << doubles(gbuf_words) << ";\n";
   o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";
   o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";
-  o << detail::kProgramCommon << (local ? detail::kLocalRegionKernels : detail::kConvKernels)
-    << detail::kProgramBody;
+  const char* kernels = kernel == Kernel::Conv        ? detail::kConvKernels
+                        : kernel == Kernel::Depthwise ? detail::kDepthwiseKernels
+                                                      : detail::kLocalRegionKernels;
+  o << detail::kProgramCommon << kernels << detail::kProgramBody;
 
   // The loop nest, in the scheme's order.
   std::string indent = "  ";

@@ -1,4 +1,4 @@
-// From schedule to code (issue 21, first slice): one priced layer scheme written out as a
+// From schedule to code (issue 21): one priced layer scheme written out as a
 // self-contained C++ program that runs the scheme's DRAM -> GBUF -> REGF loop nest on random
 // integer data, checks its output against a naive loop nest, and counts the words that cross
 // each memory boundary, per data category, to compare them with the cost model's access counts.
@@ -12,9 +12,10 @@
 //  - DRAM and GBUF counts per category; the PE array inside a unit pass (REGF, array bus) is
 //    not emitted yet: a unit pass reads its GBUF data once per folded filter-row group (FOLD_H),
 //    as the model's unit pass does.
-// Supported: forward Conv, FC, Pooling and Eltwise layers on the row-stationary mapping (every
-// partition, with or without buffer sharing and bypass). Anything else is an InputError naming
-// what is missing.
+// Supported on the row-stationary mapping (every partition, with or without buffer sharing and
+// bypass): Conv, FC, depthwise, Pooling, Eltwise and window-only local regions, and their
+// input-gradient (BackAct) kinds, which run as the forward layer the fork prices them as.
+// Anything else (weight-gradient kinds, LRN-like regions, systolic) is an InputError naming it.
 #pragma once
 
 #include <string>

@@ -96,6 +96,62 @@ void naive_layer() {
 
 )";
 
+// Depthwise kernels: one filter per channel; loops 0 = one input piece (the NLD's IFM loop count
+// is 1: the channels are the OFM loop's), 1 = channel pieces, 2 = (sample, ofmap-row fold) pairs.
+// The unit pass reads like Conv's (a filter once, ifmap and ofmap FOLD_H times).
+inline constexpr const char* kDepthwiseKernels = R"(
+constexpr bool RELATED[3][3] = {{false, true, false}, {false, true, true}, {false, true, true}};
+constexpr i64 PASSES[3] = {1, FOLD_H, FOLD_H};
+constexpr i64 REGF_PER_MAC[3] = {1, 1, 2};  // a PE reads a weight and an input, updates a sum
+constexpr i64 IFM_INPUTS = 1;
+constexpr i64 CIN = M;  // input channel m feeds output channel m only
+constexpr i64 FILTER_WORDS = M * RH * RW;
+
+i64 tile_words(int d, const i64* lo, const i64* hi) {
+  (void)lo[0];
+  (void)hi[0];
+  i64 m = 0, bin = 0, bout = 0;
+  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
+  for (i64 u = lo[2]; u < hi[2]; ++u) {
+    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
+    bin += (RH + (rows - 1) * UH) * WI;
+    bout += rows * EW;
+  }
+  if (d == FIL) return m * RH * RW;
+  if (d == IFM) return m * bin;
+  return m * bout;
+}
+
+i64 channel_window(i64 n, i64 m, i64 r, i64 q) {
+  i64 acc = 0;
+  for (i64 fr = 0; fr < RH; ++fr)
+    for (i64 fq = 0; fq < RW; ++fq)
+      acc += static_cast<i64>(ifmap[((n * M + m) * HI + r * UH + fr) * WI + q * UW + fq]) *
+             filter[(m * RH + fr) * RW + fq];
+  return acc;
+}
+
+void unit_pass(i64 ci, i64 co, i64 cb) {
+  (void)ci;
+  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
+  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
+  for (i64 m = m0; m < m1; ++m)
+    for (i64 r = r0; r < r1; ++r)
+      for (i64 q = 0; q < EW; ++q)
+        ofmap[((n * M + m) * EH + r) * EW + q] += channel_window(n, m, r, q);
+  macs += (m1 - m0) * (r1 - r0) * EW * RH * RW;
+}
+
+void naive_layer() {
+  for (i64 n = 0; n < N; ++n)
+    for (i64 m = 0; m < M; ++m)
+      for (i64 r = 0; r < EH; ++r)
+        for (i64 q = 0; q < EW; ++q)
+          naive[((n * M + m) * EH + r) * EW + q] = channel_window(n, m, r, q);
+}
+)";
+
 // Local-region kernels (pooling, element-wise): no filter; loops 0 = one input piece (the NLD's
 // IFM loop count is 1), 1 = channel pieces, 2 = (sample, ofmap-row fold) pairs. Sums (integers,
 // so exact): a pooling window's sum, or the sum of an element-wise layer's NREG inputs, which

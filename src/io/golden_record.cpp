@@ -164,6 +164,8 @@ model::SearchOptions parse_options(const json& j, const std::string& model_field
   o.opt_goal = model::parse_goal(j.at("opt_goal").get<std::string>());
   o.ntops = integer<int>(j.at("ntops"));
   o.cost_model = variant_of(model_field);
+  // kapla's extension (absent from the reference's records: off, as nn_dataflow has no variants).
+  if (j.contains("rs_fold_variants")) o.rs_fold_variants = j.at("rs_fold_variants").get<bool>();
   return o;
 }
 

@@ -177,6 +177,8 @@ Layer region_layer(LayerType type, std::int64_t nofm, PhyDim2 sofm, std::int64_t
 
 std::string_view type_name(LayerType t) { return kTypeNames[static_cast<std::size_t>(t)]; }
 
+std::string_view class_name(LayerType t) { return kClassNames[static_cast<std::size_t>(t)]; }
+
 LayerType parse_layer_type(std::string_view tag) {
   for (std::size_t i = 0; i < kTypeNames.size(); ++i) {
     if (kTypeNames[i] == tag) return static_cast<LayerType>(i);
@@ -332,7 +334,7 @@ std::string describe(const Layer& l) {
       os << '(' << d.h << ", " << d.w << ')';
     }
   };
-  os << kClassNames[static_cast<std::size_t>(l.type)] << '(';
+  os << class_name(l.type) << '(';
   switch (l.type) {
     case LayerType::FC:
     case LayerType::FCBackAct:

@@ -41,6 +41,9 @@ inline constexpr int kNumLayerTypes = 15;
 std::string_view type_name(LayerType t);
 /// Throws InputError for an unknown tag.
 LayerType parse_layer_type(std::string_view tag);
+/// The reference's class name ("ConvLayer", "DepthwiseConvolutionLayer", ...): the "type" of a
+/// golden record's layer and of a schedule file's scheme records.
+std::string_view class_name(LayerType t);
 
 /// A layer. Fields are public and read-only by convention; build one with a make_* function,
 /// which validates and derives nifm (where implied) and sifm.

@@ -80,6 +80,7 @@ LayerSchedule schedule_with_cost(const LayerProblem& p, const mapping::Partition
   s.orders = ev.blocking.bl_ords;
   s.ofmap_layout = placement.ofmap_layout;
   s.sched_seq = p.sched_seq;
+  s.resource = p.resource;
   s.detail = std::make_shared<const cost::LoopBlockingEval>(ev);
   return s;
 }

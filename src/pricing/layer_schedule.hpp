@@ -11,6 +11,7 @@
 #include "cost/loop_blocking.hpp"
 #include "mapping/data_layout.hpp"
 #include "mapping/partition_scheme.hpp"
+#include "mapping/resource.hpp"
 #include "model/options.hpp"
 
 namespace kapla::pricing {
@@ -48,6 +49,10 @@ struct LayerSchedule {
   // Placement.
   mapping::DataLayout ofmap_layout;
   std::array<int, 3> sched_seq{0, 0, 0};
+  /// The resource the scheme was priced on (its segment's node region, where its data come from
+  /// and go to): with the layer, batch, costs and options, what re-prices the scheme
+  /// (`kapla emit`).
+  mapping::Resource resource;
   /// The evaluated loop-blocking scheme behind these figures (sizes, unit counts, buffer
   /// sharing), when the strategy has one.
   std::shared_ptr<const cost::LoopBlockingEval> detail;

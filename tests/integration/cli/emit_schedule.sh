@@ -27,11 +27,42 @@ check_dir() {  # DIR: build and run every program in it
 [[ $(ls "$work/alex" | wc -l) -eq 3 ]]
 check_dir "$work/alex"
 "$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network mlp_m --hardware cloud \
-  --batch 16 --options inference --emit "$work/mlp" >/dev/null 2>&1
+  --batch 16 --options inference --emit "$work/mlp" --json "$work/mlp.json" >/dev/null 2>&1
 check_dir "$work/mlp"
+
+# kapla emit from the schedule file writes the very programs schedule --emit wrote.
+"$KAPLA" emit "$work/mlp.json" --out "$work/mlp_again" 2>/dev/null
+diff -r "$work/mlp" "$work/mlp_again" || { echo "kapla emit differs from schedule --emit"; exit 1; }
+"$KAPLA" emit "$work/mlp.json" --out "$work/mlp_one" --layer fc2 2>/dev/null
+[[ $(ls "$work/mlp_one") == fc2.cpp ]] || { ls "$work/mlp_one"; exit 1; }
+# A file whose reported counts are not the scheme's (edited, or another kapla version), a
+# file without scheme records, an unknown layer: one error line each, nothing emitted.
+python3 - "$work/mlp.json" "$work/edited.json" "$work/bare.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["schedules"]["fc2"][0]["access"][0][1] += 1000
+json.dump(d, open(sys.argv[2], "w"))
+del d["scheme_records"]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+for args in "$work/edited.json --out $work/e1" "$work/bare.json --out $work/e2" \
+            "$work/mlp.json --out $work/e3 --layer nosuch"; do
+  # shellcheck disable=SC2086
+  if err=$("$KAPLA" emit $args 2>&1 >/dev/null); then echo "kapla emit $args: accepted"; exit 1; fi
+  [[ $(wc -l <<<"$err") -eq 1 && $err == error:* ]] || { echo "not one error line: $err"; exit 1; }
+  echo "refused: $err"
+done
+[[ ! -e $work/e1/fc2.cpp ]] || { echo "an edited file was emitted"; exit 1; }
 "$KAPLA" --data-dir "$DATA" schedule -q --network mlp_s --hardware eyeriss --batch 4 \
   --emit "$work/mlp_b" >/dev/null 2>&1
 check_dir "$work/mlp_b"
+
+# Depthwise and input-gradient kinds: K on MobileNet's training graph.
+"$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network mobilenet_bp --hardware eyeriss \
+  --batch 1 --emit "$work/mobile" --emit-layer dep_conv1 --emit-layer dep_conv13_back \
+  --emit-layer point_conv13_back --emit-layer pooling13_back --emit-layer fc_back >/dev/null
+[[ $(ls "$work/mobile" | wc -l) -eq 5 ]]
+check_dir "$work/mobile"
 
 # Two layer names with one file stem ("a/b", "a_b"): both written, the second with a suffix.
 cat >"$work/clash.json" <<'NET'
@@ -44,9 +75,9 @@ NET
 [[ -f $work/clash/a_b.cpp && -f $work/clash/a_b~2.cpp ]] || { ls "$work/clash"; exit 1; }
 check_dir "$work/clash"
 
-# A layer that is not there, and one whose kind (a back-propagation layer) is not emitted yet:
+# A layer that is not there, and one whose kind (a weight-gradient layer) is not emitted yet:
 # exit 1, one line.
-for bad in nosuch fc4_back; do
+for bad in nosuch fc4_back_w; do
   if err=$("$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network mlp_l_bp \
     --hardware eyeriss --batch 1 --emit "$work/bad" --emit-layer $bad 2>&1 >/dev/null); then
     echo "--emit-layer $bad was accepted"; exit 1

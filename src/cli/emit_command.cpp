@@ -1,0 +1,102 @@
+// `kapla emit SCHEDULE --out DIR [--layer NAME]...`: the layer schemes of a schedule file (the
+// `--json` output of `kapla schedule`) written as loop-nest programs, as `schedule --emit` does
+// at search time. Each scheme is re-priced by the one cost model from its record (the file's
+// "scheme_records") and must reproduce the access counts and MACs the file reports for it: a
+// file written by another kapla version, or edited, is refused rather than emitted with counts
+// that are not its own.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/emit_files.hpp"
+#include "core/errors.hpp"
+#include "core/number_text.hpp"
+#include "io/golden_record.hpp"
+#include "io/json_util.hpp"
+#include "io/scheme_record.hpp"
+#include "pricing/fixed_scheme.hpp"
+
+namespace kapla::cli {
+namespace {
+
+using nlohmann::json;
+
+// The file's own figures of layer `name` ("schedules": [result, layout, seq]) against the
+// re-priced evaluation: MACs and every access count, to the golden tolerance.
+void check_reported(const json& reported, const cost::LoopBlockingEval& ev,
+                    const std::string& where) {
+  const auto differs = [&](const char* what, double file, double now) {
+    if (!io::golden::rel_equal(file, now)) {
+      throw InputError(where + ": " + what + " is " + shortest_text(file) + " in the file but " +
+                       shortest_text(now) +
+                       " re-priced (a schedule of another kapla version, or edited); "
+                       "rerun kapla schedule --json");
+    }
+  };
+  differs("ops", io::as_number(reported.at("ops"), where + ".ops"), ev.ops);
+  const json& access = reported.at("access");
+  for (auto m : all_values<MemLevel>()) {
+    for (auto d : all_values<DataCategory>()) {
+      const double file = io::as_number(access.at(index_of(m)).at(index_of(d)), where + ".access");
+      const std::string what =
+          "access[" + std::string(name_of(m)) + "][" + std::string(name_of(d)) + "]";
+      differs(what.c_str(), file, ev.access[m][d]);
+    }
+  }
+}
+
+void emit_from_file(const std::string& file, const std::string& dir,
+                    const std::vector<std::string>& only) {
+  const json doc = io::read_json_file(file);
+  if (!doc.is_object() || !doc.contains("scheme_records") || !doc.contains("schedules")) {
+    throw InputError(file +
+                     ": scheme_records: missing (not a `kapla schedule --json` file of this "
+                     "version; rerun it)");
+  }
+  const json& records = doc.at("scheme_records");
+  std::vector<std::string> names;
+  for (const auto& [name, record] : records.items()) names.push_back(name);
+  prepare_emit_dir(dir, only, names, {"--out", "--layer", file});
+
+  std::vector<emit::LayerScheme> layers;
+  for (const auto& [name, record] : records.items()) {
+    const std::string where = file + ": scheme_records." + name;
+    const io::SchemeRecord r = io::parse_scheme_record(record, where);
+    const auto setup = pricing::setup_partition(r.problem, r.part);
+    const auto ev = pricing::evaluate_blocking(r.problem, setup, {r.nld_index, r.blocking});
+    if (!ev) throw InputError(where + ": the scheme is invalid under the cost model");
+    try {
+      check_reported(doc.at("schedules").at(name).at(0), *ev, where);
+    } catch (const json::exception& e) {
+      throw InputError(file + ": schedules." + name + ": " + e.what());
+    }
+    layers.push_back({name, r.problem, r.part, r.nld_index, *ev});
+  }
+  write_emitted_layers(dir, only, layers, std::cerr);
+}
+
+}  // namespace
+
+void register_emit(CLI::App& app, Context& /*ctx*/) {
+  struct Args {
+    std::string schedule;
+    std::string out;
+    std::vector<std::string> layers;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(
+      "emit",
+      "Write the layer schedules of a `kapla schedule --json` file as C++ loop-nest "
+      "programs that count their accesses (docs/emit.md)");
+  sub->add_option("schedule", args->schedule, "The schedule file (kapla schedule --json FILE)")
+      ->required();
+  sub->add_option("-o,--out", args->out, "Directory for the programs")->required();
+  sub->add_option("--layer", args->layers, "Only this layer (repeatable)");
+  sub->callback([args] { emit_from_file(args->schedule, args->out, args->layers); });
+}
+
+}  // namespace kapla::cli

@@ -196,6 +196,7 @@ void append_nlds(MapResult& res, const model::Layer& L, std::int64_t batch, doub
       continue;
     res.nlds.push_back(std::move(nld));
     res.nld_geometry.push_back(g);
+    res.nld_replicas.push_back(rc.rcnt);
   }
 }
 

@@ -35,6 +35,9 @@ struct MapResult {
   std::vector<NestedLoopDesc> nlds;
   /// The geometry each NLD was built from (`geometry`, or a fold variant's).
   std::vector<MapGeometry> nld_geometry;
+  /// Each NLD's replicated data counts per unit pass (row stationary: FIL ifms x ofms, IFM
+  /// ifms, OFM ofms), what the emitted PE array broadcasts to (emit/).
+  std::vector<PerDataCategory<std::int64_t>> nld_replicas;
 };
 
 /// Maps a per-node layer (a forward Conv/FC, DWConv or local-region kind, as produced by

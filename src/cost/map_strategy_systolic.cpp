@@ -122,6 +122,7 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
   for (const auto& rc : choices) {
     res.nlds.push_back(detail::build_nld(up, rc, occupancy, dl, L.rw_data, true));
     res.nld_geometry.push_back(res.geometry);
+    res.nld_replicas.push_back(rc.rcnt);
   }
   return res;
 }

@@ -182,13 +182,14 @@ std::string emit_layer_program(const LayerScheme& s) {
   const double nodes = static_cast<double>(ev.num_nodes);
   // The model's per-layer counts back to one node (access forwarding divides a group's DRAM
   // fetches among its nodes; on-chip sources and destinations move DRAM counts to remote GBUF).
-  PerDataCategory<double> model_dram{}, model_gbuf{}, model_regf{}, gbuf_words{};
+  PerDataCategory<double> model_dram{}, model_gbuf{}, model_itcn{}, model_regf{}, gbuf_words{};
   PerDataCategory<std::int64_t> subgroup{};
   for (auto d : all_values<DataCategory>()) {
     const double moved = ev.remote_gbuf_access[d];
     model_dram[d] = (ev.access[MemLevel::Dram][d] + moved) *
                     static_cast<double>(ev.accfwd_reduction[d]) / nodes;
     model_gbuf[d] = ev.access[MemLevel::Gbuf][d] / nodes;
+    model_itcn[d] = ev.access[MemLevel::Itcn][d] / nodes;
     model_regf[d] = ev.access[MemLevel::Regf][d] / nodes;
     gbuf_words[d] = ev.size[0][d];
     subgroup[d] = ev.bufshr.subgrp_size[d];
@@ -216,6 +217,11 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << "// Row-stationary mapping: ofmap rows folded FOLD_W times in time; FOLD_H filter-row "
        "groups per unit pass.\nconstexpr i64 FOLD_H = "
     << geo.fold.h << ", FOLD_W = " << geo.fold.w << ";\n";
+  const auto& repl = map.nld_replicas[static_cast<std::size_t>(s.nld_index)];
+  o << "// The physical PE set: PES PEs of the folded logical set, replicated REPL_I x REPL_O "
+       "times (input x output channels) per unit pass.\nconstexpr i64 PES = "
+    << geo.dim_flpeset.size() << ", REPL_I = " << repl[DataCategory::Ifm]
+    << ", REPL_O = " << repl[DataCategory::Ofm] << ";\n";
   o << "// Channel pieces per unit (the NLD's IFM and OFM loop counts).\nconstexpr i64 CU = "
     << nld.loopcnt[LoopDim::Ifm] << ", MU = " << nld.loopcnt[LoopDim::Ofm] << ";\n";
   o << "// Blocking factors T[level][loop]: level 0 outermost (DRAM -> GBUF), 1 (GBUF -> REGF), "
@@ -233,6 +239,7 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << "// The cost model's figures for one node.\n";
   o << "constexpr double MODEL_DRAM[3] = " << doubles(model_dram) << ";\n";
   o << "constexpr double MODEL_GBUF[3] = " << doubles(model_gbuf) << ";\n";
+  o << "constexpr double MODEL_ITCN[3] = " << doubles(model_itcn) << ";\n";
   o << "constexpr double MODEL_REGF[3] = " << doubles(model_regf) << ";\n";
   o << "constexpr double MODEL_GBUF_WORDS[3] = " << doubles(gbuf_words) << ";\n";
   o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";

@@ -59,6 +59,21 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
   return m * bout;
 }
 
+// Words of category d that cross the array bus when the units [lo, hi) are fetched into REGF:
+// per unit pass and folded filter-row group, every PE of the folded set gets a filter row, an
+// ifmap row and its partial-sum row, for every replica of the PE set (REPL_I input channels x
+// REPL_O output channels; a piece smaller than the replication leaves replicas idle for the
+// category whose channels it lacks, and the model still counts their words).
+i64 itcn_words(int d, const i64* lo, const i64* hi) {
+  i64 c = 0, m = 0;
+  for (i64 u = lo[0]; u < hi[0]; ++u) c += piece(C, CU, u);
+  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
+  const i64 units = hi[2] - lo[2];
+  if (d == FIL) return c * m * RW * PES * FOLD_H;
+  if (d == IFM) return c * REPL_O * units * WI * PES * FOLD_H;
+  return m * REPL_I * units * EW * PES * FOLD_H;
+}
+
 // One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb.
 void unit_pass(i64 ci, i64 co, i64 cb) {
   const i64 n = cb / FOLD_W, f = cb % FOLD_W;
@@ -122,6 +137,14 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
   return m * bout;
 }
 
+// Array-bus words, as Conv's with one channel per replica (the replicas are channels).
+i64 itcn_words(int d, const i64* lo, const i64* hi) {
+  i64 m = 0;
+  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
+  const i64 units = d == FIL ? 1 : hi[2] - lo[2];
+  return m * units * (d == FIL ? RW : d == IFM ? WI : EW) * PES * FOLD_H;
+}
+
 i64 channel_window(i64 n, i64 m, i64 r, i64 q) {
   i64 acc = 0;
   for (i64 fr = 0; fr < RH; ++fr)
@@ -181,6 +204,18 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
   return m * bout;
 }
 
+// Array-bus words: per unit pass an ifmap row to every PE of the folded set once (the model's
+// local-region unit pass; one of an element-wise layer's inputs, as the model counts), and a
+// partial-sum row per PE and folded row group.
+i64 itcn_words(int d, const i64* lo, const i64* hi) {
+  i64 m = 0;
+  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
+  const i64 units = hi[2] - lo[2];
+  if (d == FIL) return 0;
+  if (d == IFM) return m * units * WI * PES;
+  return m * units * EW * PES * FOLD_H;
+}
+
 i64 window_sum(i64 n, i64 m, i64 r, i64 q) {
   i64 acc = 0;
   for (i64 j = 0; j < IFM_INPUTS; ++j)
@@ -222,19 +257,29 @@ struct Buffer {
   i64 max_words = 0;
   i64 fills = 0;
   double reads = 0, writes = 0;
+  // The same moves in array-bus words (level 1 only: what crosses the bus into the PEs).
+  i64 bus_words = 0;
+  double bus = 0;
   std::vector<char> seen;
-  void touch(i64 new_key, i64 tile, i64 new_words) {
+  void touch(i64 new_key, i64 tile, i64 new_words, i64 new_bus_words) {
     if (new_key == key) return;
     drain();
-    if (!rw || seen[static_cast<std::size_t>(tile)]) reads += static_cast<double>(new_words);
+    if (!rw || seen[static_cast<std::size_t>(tile)]) {
+      reads += static_cast<double>(new_words);
+      bus += static_cast<double>(new_bus_words);
+    }
     if (rw) seen[static_cast<std::size_t>(tile)] = 1;
     key = new_key;
     words = new_words;
+    bus_words = new_bus_words;
     ++fills;
     if (new_words > max_words) max_words = new_words;
   }
   void drain() {
-    if (key >= 0 && rw) writes += static_cast<double>(words);
+    if (key >= 0 && rw) {
+      writes += static_cast<double>(words);
+      bus += static_cast<double>(bus_words);
+    }
   }
 };
 
@@ -259,7 +304,7 @@ void visit(const i64* x0, const i64* x1) {
           key = key * cnt + idx;  // the KAPLA fork: this REGF copy does not survive other loops
         }
       }
-      buffers[bl][d].touch(key, tile, tile_words(d, lo, hi));
+      buffers[bl][d].touch(key, tile, tile_words(d, lo, hi), bl == 1 ? itcn_words(d, lo, hi) : 0);
     }
   }
 }
@@ -317,12 +362,16 @@ inline constexpr const char* kProgramTail = R"(
     // A pinned filter is loaded once before the layer and stays (no_time_mux): not this layer's.
     if (d == FIL && FILTER_PINNED) dram = 0;
     const double gbuf = STORED[d] ? (b1.reads + b1.writes) * passes * share : 0.0;
+    const double itcn = b1.bus;
     const bool dram_ok = close(dram, MODEL_DRAM[d]), gbuf_ok = close(gbuf, MODEL_GBUF[d]);
+    const bool itcn_ok = close(itcn, MODEL_ITCN[d]);
     std::printf("DRAM %s counted=%.17g model=%.17g%s\n", CATEGORY[d], dram, MODEL_DRAM[d],
                 dram_ok ? "" : "  MISMATCH");
     std::printf("GBUF %s counted=%.17g model=%.17g%s\n", CATEGORY[d], gbuf, MODEL_GBUF[d],
                 gbuf_ok ? "" : "  MISMATCH");
-    ok = ok && dram_ok && gbuf_ok;
+    std::printf("ITCN %s counted=%.17g model=%.17g%s\n", CATEGORY[d], itcn, MODEL_ITCN[d],
+                itcn_ok ? "" : "  MISMATCH");
+    ok = ok && dram_ok && gbuf_ok && itcn_ok;
     // Buffers as the model sizes them: the largest tile must fit (GBUF: this node's share of
     // a sharing group holds 1/SUBGROUP of it).
     const double cap = MODEL_GBUF_WORDS[d] * static_cast<double>(SUBGROUP[d]);

@@ -152,6 +152,7 @@ TEST(EmitLayerProgram, GoldenSchemesCountWhatTheModelCounts) {
     const ProgramRun r = compile_and_run(source, "p", count_only);
     EXPECT_EQ(r.exit_code, 0) << s.id << "\n" << r.output;
     EXPECT_NE(r.output.find("\nOK\n"), std::string::npos) << s.id << "\n" << r.output;
+    EXPECT_NE(r.output.find("ITCN IFM counted="), std::string::npos) << s.id;
     if (!count_only) {
       EXPECT_NE(r.output.find("equals the naive loop nest"), std::string::npos) << s.id;
       EXPECT_NE(r.output.find("REGF OFM counted="), std::string::npos) << s.id;
@@ -178,12 +179,17 @@ TEST(EmitLayerProgram, GoldenSchemesCountWhatTheModelCounts) {
 TEST(EmitLayerProgram, AWrongModelFigureFails) {
   auto samples = valid_schemes("nn_dataflow/scheme_evals.jsonl");
   ASSERT_FALSE(samples.empty());
-  auto s = samples.front();
-  s.scheme.eval.access[MemLevel::Dram][DataCategory::Ifm] *= 1 + 1e-6;
-  const ProgramRun r = compile_and_run(emit::emit_layer_program(s.scheme), "bad", true);
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("DRAM IFM"), std::string::npos);
-  EXPECT_NE(r.output.find("MISMATCH"), std::string::npos) << r.output;
+  for (auto level : {MemLevel::Dram, MemLevel::Itcn}) {
+    auto s = samples.front();
+    s.scheme.eval.access[level][DataCategory::Ifm] *= 1 + 1e-6;
+    const ProgramRun r = compile_and_run(emit::emit_layer_program(s.scheme), "bad", true);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const std::string line = std::string(name_of(level)) + " IFM";
+    const auto at = r.output.find(line);
+    ASSERT_NE(at, std::string::npos) << r.output;
+    EXPECT_NE(r.output.substr(at, r.output.find('\n', at) - at).find("MISMATCH"), std::string::npos)
+        << r.output;
+  }
 }
 
 TEST(EmitLayerProgram, UnsupportedKindsAreRefusedByName) {

@@ -95,7 +95,10 @@ struct ScheduleArgs {
   bool disable_interlayer_opt = false;
   bool hybrid = false;
   bool batch_part = false;
-  bool rs_fold_variants = false;
+  // --rs-fold-variants / --no-rs-fold-variants; unset = the options file's, else the
+  // strategy's default (search::options_for).
+  bool rs_fold_flag = false;
+  std::optional<bool> rs_fold_variants;
   bool ifmaps_part = false;
   bool interlayer = false;
   std::optional<double> time_overhead;
@@ -309,7 +312,7 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
   o.partition_batch |= a.batch_part;
   o.partition_ifmaps |= a.ifmaps_part;
   o.partition_interlayer |= a.interlayer;
-  o.rs_fold_variants |= a.rs_fold_variants;
+  if (a.rs_fold_variants) o.rs_fold_variants = a.rs_fold_variants;
   if (a.time_overhead) o.layer_pipeline_time_ovhd = *a.time_overhead;
   if (a.max_degree) o.layer_pipeline_max_degree = *a.max_degree;
   if (!a.goal.empty()) o.opt_goal = model::parse_goal(a.goal);
@@ -371,7 +374,9 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   const model::Network net = catalog.load_network(a.network);
   model::Hardware hw =
       a.hardware.empty() ? hardware_from_flags(a) : catalog.load_hardware(a.hardware);
-  const model::SearchOptions options = build_options(a);
+  const auto registry = search::builtin_strategies();
+  const search::StrategyEntry& entry = registry.find(a.strategy);
+  const model::SearchOptions options = search::options_for(entry, build_options(a));
   if (!a.array_mapping.empty()) {
     if (a.array_mapping != "eyeriss" && a.array_mapping != "systolic")
       throw InputError("--array-mapping: must be eyeriss or systolic, got '" + a.array_mapping +
@@ -389,8 +394,6 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   }
 
   // Every registered strategy runs: the network search calls it per layer.
-  const auto registry = search::builtin_strategies();
-  const search::StrategyEntry& entry = registry.find(a.strategy);
   const std::string_view strategy_name = entry.name;
   const search::StrategyParams params = strategy_params(a, entry);
   const auto described = entry.describe(params, a.seed);
@@ -624,9 +627,10 @@ void register_schedule(CLI::App& app, Context& ctx) {
                 "Basic inter-layer pipelining");
   sub->add_flag("--hybrid-partition,--hybrid-partition2d", a->hybrid, "Hybrid partitioning");
   sub->add_flag("--batch-partition", a->batch_part, "Batch partitioning");
-  sub->add_flag(
-      "--rs-fold-variants", a->rs_fold_variants,
-      "Row stationary: also map with more ofmap-row folds (kapla extension; not in nn_dataflow)");
+  CLI::Option* fold_opt = sub->add_flag(
+      "--rs-fold-variants,!--no-rs-fold-variants", a->rs_fold_flag,
+      "Row stationary: also map with more ofmap-row folds (kapla extension; not in nn_dataflow). "
+      "Default: on for K and S, off for B, R and M");
   sub->add_flag("--ifmaps-partition,--ifmap-partition", a->ifmaps_part,
                 "Input-channel partitioning");
   sub->add_flag("--interlayer-partition,--inter-layer-partition", a->interlayer,
@@ -635,8 +639,9 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--layer-pipeline-max-degree", a->max_degree, "Max vertices per segment");
   sub->add_option("-g,--goal", a->goal, "e, d or ed");
   sub->add_option("-t,--top", a->top, "Beam width (ntops)");
-  sub->callback([a, bypass_opt, &ctx] {
+  sub->callback([a, bypass_opt, fold_opt, &ctx] {
     a->disable_bypass_given = bypass_opt->count() > 0;
+    if (fold_opt->count() > 0) a->rs_fold_variants = a->rs_fold_flag;
     run_schedule(*a, ctx);
   });
 }

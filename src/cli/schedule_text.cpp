@@ -11,6 +11,7 @@
 #include "pricing/schedule_geometry.hpp"
 #include "schedule/layer_text.hpp"
 #include "schedule/resource_builder.hpp"
+#include "search/strategy_registry.hpp"
 #include "sweep/progress_log.hpp"
 
 namespace kapla::cli {
@@ -91,6 +92,12 @@ std::string defaults_help() {
         "command line):\n  strategy exhaustive (B), cost model kapla, threads 1";
   for (const auto& [name, value] : model::describe(model::default_options())) {
     os << "\n  " << name << " = " << value;
+  }
+  // The options left to each strategy (search::options_for), from the registry.
+  os << "\n  strategy defaults: rs_fold_variants";
+  const auto registry = search::builtin_strategies();
+  for (const auto& e : registry.entries()) {
+    os << ' ' << e.letter << '=' << (e.rs_fold_variants ? "true" : "false");
   }
   return os.str();
 }

@@ -1,6 +1,7 @@
 // Job file parsing (see job_json.hpp and docs/sweep.md).
 #include "io/job_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -429,10 +430,22 @@ sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& reg
   }
   spec.output = job.string("output");
   if (spec.output.empty()) fail("output", "must not be empty");
+  // The options each strategy searches with (its registry default filled in), each distinct
+  // text once, in axis order. A job whose strategies all search alike keeps the fingerprint it
+  // had before strategies had defaults of their own; a job whose K or S now search the fold
+  // variants by default gets another, so resuming a file written with nn_dataflow's mapper is
+  // refused instead of mixing the two spaces (set "rs_fold_variants": false to resume it).
+  std::vector<std::string> searched;
+  for (const auto& s : spec.strategies) {
+    const auto text = canonical_options(search::options_for(registry.find(s.name), spec.options));
+    if (std::find(searched.begin(), searched.end(), text) == searched.end()) {
+      searched.push_back(text);
+    }
+  }
   std::ostringstream fp;
   fp.precision(17);
-  fp << canonical_options(spec.options)
-     << ";tuple_time_limit_seconds=" << spec.tuple_time_limit_seconds;
+  for (std::size_t i = 0; i < searched.size(); ++i) fp << (i ? "|" : "") << searched[i];
+  fp << ";tuple_time_limit_seconds=" << spec.tuple_time_limit_seconds;
   spec.fingerprint = sweep::hex64(sweep::fnv1a(fp.str()));
   return spec;
 }
@@ -457,7 +470,7 @@ std::string canonical_options(const model::SearchOptions& o) {
      << ";opt_goal=" << model::goal_name(o.opt_goal) << ";ntops=" << o.ntops
      << ";cost_model=" << model::variant_name(o.cost_model);
   // Only when set, so the keys of results written before the option existed still match.
-  if (o.rs_fold_variants) os << ";rs_fold_variants=1";
+  if (model::fold_variants_on(o)) os << ";rs_fold_variants=1";
   return os.str();
 }
 

@@ -70,7 +70,8 @@ model::SearchOptions parse_search_options(const json& value, const std::string& 
   flag("partition_ifmaps", o.partition_ifmaps);
   flag("partition_interlayer", o.partition_interlayer);
   flag("layer_pipeline_opt", o.layer_pipeline_opt);
-  flag("rs_fold_variants", o.rs_fold_variants);
+  // Unset stays unset: each strategy's default (search::options_for).
+  if (obj.has("rs_fold_variants")) o.rs_fold_variants = obj.boolean("rs_fold_variants");
   if (format == OptionsFormat::KaplaFile) {
     bool ignored = false;
     flag("verbose", ignored);

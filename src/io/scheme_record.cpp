@@ -83,7 +83,7 @@ json options_json(const model::SearchOptions& o) {
           {"layer_pipeline_opt", o.layer_pipeline_opt},
           {"opt_goal", std::string(model::goal_name(o.opt_goal))},
           {"ntops", o.ntops},
-          {"rs_fold_variants", o.rs_fold_variants}};
+          {"rs_fold_variants", model::fold_variants_on(o)}};  // the priced, effective value
 }
 
 json part_json(const mapping::PartitionScheme& p) {

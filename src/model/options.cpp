@@ -12,6 +12,7 @@ namespace kapla::model {
 SearchOptions default_options() {
   SearchOptions o;
   o.sw_gbuf_bypass = {{true, true, true}};  // nn_dataflow_search.py: no --disable-bypass
+  o.rs_fold_variants.reset();
   return o;
 }
 
@@ -42,9 +43,12 @@ std::vector<std::pair<std::string, std::string>> describe(const SearchOptions& o
       {"options.opt_goal", std::string(goal_name(o.opt_goal))},
       {"options.ntops", std::to_string(o.ntops)},
       {"options.cost_model", std::string(variant_name(o.cost_model))},
-      {"options.rs_fold_variants", flag(o.rs_fold_variants)},
+      {"options.rs_fold_variants",
+       o.rs_fold_variants ? flag(*o.rs_fold_variants) : std::string("strategy")},
   };
 }
+
+bool fold_variants_on(const SearchOptions& o) { return o.rs_fold_variants.value_or(false); }
 
 std::string_view goal_name(Goal g) {
   switch (g) {
@@ -108,6 +112,7 @@ SearchOptions kapla_option_preset(std::string_view name) {
   o.layer_pipeline_opt = true;
   o.opt_goal = Goal::Energy;
   o.ntops = 1;
+  o.rs_fold_variants.reset();
   if (name == "inference") {
     o.hw_gbuf_save_writeback = true;
     o.partition_interlayer = true;

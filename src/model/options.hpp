@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,11 +40,14 @@ struct SearchOptions {
   Goal opt_goal = Goal::Energy;
   int ntops = 1;
   CostModelVariant cost_model = CostModelVariant::Kapla;
-  /// kapla's extension, off for nn_dataflow parity: the row-stationary mapper also offers
-  /// nests with more temporal folds of the ofmap rows, whose freed PE rows replicate over
-  /// input channels (sums accumulated in the array) or output channels
-  /// (cost/map_strategy.hpp, docs/kapla.md §3).
-  bool rs_fold_variants = false;
+  /// kapla's extension: the row-stationary mapper also offers nests with more temporal folds
+  /// of the ofmap rows, whose freed PE rows replicate over input channels (sums accumulated in
+  /// the array) or output channels (cost/map_strategy.hpp, docs/kapla.md §3). Unset = the
+  /// strategy's default, filled in by search::options_for from its registry entry (on for K
+  /// and S, off for B, R and M); the user-facing defaults below leave it unset. Off here, so
+  /// that SearchOptions{} stays the reference's Option (parity tests), and an unset value that
+  /// reaches the cost model without a strategy means off (fold_variants_on).
+  std::optional<bool> rs_fold_variants = false;
 
   friend bool operator==(const SearchOptions&, const SearchOptions&) = default;
 };
@@ -57,7 +61,12 @@ SearchOptions default_options();
 /// Every field of SearchOptions as ("options.<field>", text) pairs in declaration order, so
 /// the results' /resolved table and `kapla schedule --help` can show all that changes a
 /// result. Booleans are true/false, sw_gbuf_bypass is "[FIL,IFM,OFM]" of booleans.
+/// An unset rs_fold_variants is "strategy".
 std::vector<std::pair<std::string, std::string>> describe(const SearchOptions& o);
+
+/// Whether the row-stationary mapper adds its fold variants: rs_fold_variants, unset = off
+/// (nn_dataflow's mapper; the entry points resolve it per strategy before it gets here).
+bool fold_variants_on(const SearchOptions& o);
 
 std::string_view goal_name(Goal g);
 /// The goal's primary figure: e -> energy, d -> time, ed -> energy * time.
@@ -73,8 +82,8 @@ CostModelVariant parse_variant(std::string_view s);
 
 /// The KAPLA code's option sets (kapla-spec §7.2, options/option_{training,inference}.json):
 /// "training" = no inter-layer pipelining, no save-writeback; "inference" = pipelining with
-/// max degree 5. Both: GBUF sharing, hybrid/batch/ifmaps partitioning, no bypass, goal e.
-/// Throws InputError for another name.
+/// max degree 5. Both: GBUF sharing, hybrid/batch/ifmaps partitioning, no bypass, goal e;
+/// rs_fold_variants unset (the strategy's default). Throws InputError for another name.
 SearchOptions kapla_option_preset(std::string_view name);
 
 /// Throws InputError for impossible combinations (the reference's Option checks: e.g. the

@@ -75,6 +75,7 @@ StrategyEntry directive_exhaustive_entry() {
   e.label = "S (directive-exhaustive)";
   e.description = "exhaustive search over KAPLA directives";
   e.cost_weight = 9.31;
+  e.rs_fold_variants = true;  // the directive space includes them (docs/kapla.md §3)
   e.parse = parse_no_params;
   e.describe = describe_no_params;
   e.make = [](const StrategyParams&, std::uint64_t) -> std::unique_ptr<LayerStrategy> {

@@ -145,6 +145,7 @@ StrategyEntry kapla_solver_entry() {
   e.label = "K (kapla)";
   e.description = "KAPLA solver";
   e.cost_weight = 1;
+  e.rs_fold_variants = true;  // the directive space includes them (docs/kapla.md §3)
   e.parse = [](const ParamSource& src) {
     src.allow({"inter_layer_pruning", "fallback", "capacity_factor", "segment_selection",
                "segment_margin", "constraint_frontier", "refinement", "bound_pruning"});

@@ -50,6 +50,11 @@ const StrategyEntry& StrategyRegistry::find(std::string_view s) const {
   throw InputError("unknown strategy '" + std::string(s) + "'; known: " + known);
 }
 
+model::SearchOptions options_for(const StrategyEntry& entry, model::SearchOptions options) {
+  if (!options.rs_fold_variants) options.rs_fold_variants = entry.rs_fold_variants;
+  return options;
+}
+
 std::unique_ptr<LayerStrategy> make_layer_strategy(std::string_view name_or_letter) {
   const auto registry = builtin_strategies();
   const auto& e = registry.find(name_or_letter);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "model/options.hpp"
 
 namespace kapla::search {
 
@@ -92,6 +93,10 @@ struct StrategyEntry {
   /// times (docs/data/tuple_times.csv); the sweep's estimate (longest-first dispatch,
   /// --dry-run, the ETA) multiplies it in.
   double cost_weight = 1;
+  /// The strategy's own default for the options a user leaves unset (options_for below): the
+  /// row-stationary fold variants are part of the directive space, so K and S search them by
+  /// default; B stays nn_dataflow's enumeration, and R and M sample B's space.
+  bool rs_fold_variants = false;
   /// Strict parse (unknown keys and bad values refused, naming the key). An empty source gives
   /// the defaults.
   std::function<StrategyParams(const ParamSource&)> parse;
@@ -116,6 +121,12 @@ class StrategyRegistry {
  private:
   std::vector<StrategyEntry> entries_;
 };
+
+/// The options a strategy searches with: the user's, with every option left unset (see
+/// model::SearchOptions) taken from the strategy's entry. An explicit setting always wins. The
+/// one place where per-strategy defaults are applied: `kapla schedule`, the sweep's runner and
+/// the job fingerprint call it.
+model::SearchOptions options_for(const StrategyEntry& entry, model::SearchOptions options);
 
 /// kapla's strategies, in table order (B, S, R, M, K); registry.cpp, one line each.
 StrategyRegistry builtin_strategies();

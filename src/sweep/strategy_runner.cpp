@@ -73,10 +73,12 @@ class StrategyRunner final : public TupleRunner {
     controls.num_threads = ctx.num_threads;
     // Polled between and inside the layer searches (a relaxed load and a clock read).
     controls.stop = [&ctx] { return ctx.stop_due() || ctx.past_deadline(); };
-    const auto found = schedule::run_network(net, hw, *strategy, options_, t.batch, controls);
-    TupleResult r;
-    r.resolved = resolved(hw);
     const auto& entry = registry_.find(t.strategy);
+    // The job's options with the strategy's own defaults filled in; /resolved records them.
+    const model::SearchOptions options = search::options_for(entry, options_);
+    const auto found = schedule::run_network(net, hw, *strategy, options, t.batch, controls);
+    TupleResult r;
+    r.resolved = resolved(hw, options);
     for (auto& kv : entry.describe(params_of(t), ctx.seed)) r.resolved.push_back(std::move(kv));
     const auto& st = found.stats;
     auto stat = [&](const char* key, auto v) {
@@ -155,7 +157,8 @@ class StrategyRunner final : public TupleRunner {
   }
 
  private:
-  std::vector<std::pair<std::string, std::string>> resolved(const model::Hardware& hw) const {
+  std::vector<std::pair<std::string, std::string>> resolved(
+      const model::Hardware& hw, const model::SearchOptions& options) const {
     std::vector<std::pair<std::string, std::string>> out = {
         {"hardware.name", hw.name},
         {"hardware.nodes", dim_text(hw.nodes)},
@@ -175,7 +178,7 @@ class StrategyRunner final : public TupleRunner {
       out.emplace_back("hardware.costs." + std::string(name_of(m)), text(hw.costs.mem_hier[m]));
     }
     // Every option that can change a result (model::describe lists them all).
-    for (auto& kv : model::describe(options_)) out.push_back(std::move(kv));
+    for (auto& kv : model::describe(options)) out.push_back(std::move(kv));
     return out;
   }
 

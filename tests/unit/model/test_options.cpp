@@ -12,11 +12,14 @@ namespace {
 
 TEST(options, defaults_are_nn_dataflow_command_line) {
   // nn_dataflow_search.py without --disable-bypass: every category may bypass the GBUF; the
-  // rest is the reference Option().
+  // rest is the reference Option(), but for the fold variants, which are left to each
+  // strategy (search::options_for).
   const SearchOptions d = default_options();
   for (auto c : all_values<DataCategory>()) EXPECT_TRUE(d.sw_gbuf_bypass[c]);
+  EXPECT_FALSE(d.rs_fold_variants.has_value());
   SearchOptions rest = d;
   rest.sw_gbuf_bypass = SearchOptions{}.sw_gbuf_bypass;
+  rest.rs_fold_variants = SearchOptions{}.rs_fold_variants;
   EXPECT_EQ(rest, SearchOptions{});
   EXPECT_NO_THROW(validate(d));
 }

@@ -101,9 +101,10 @@ TEST(job_json, fingerprint_follows_options_not_axes) {
 
 TEST(job_json, fold_variants_change_the_fingerprint_only_when_set) {
   // Files written before rs_fold_variants existed must still resume: off, the canonical text
-  // (and so the fingerprint) is the old one.
+  // (and so the fingerprint) is the old one. Left out, it is unset (each strategy's default:
+  // off for this job's B and R; test_strategy_option_defaults covers K and S).
   const auto a = parse_job_text(kValid, "a");
-  EXPECT_FALSE(a.options.rs_fold_variants);
+  EXPECT_FALSE(a.options.rs_fold_variants.has_value());
   EXPECT_EQ(canonical_options(a.options).find("rs_fold_variants"), std::string::npos);
   std::string off = kValid;
   off.replace(off.find("\"opt_goal\""), 0, "\"rs_fold_variants\": false, ");
@@ -111,7 +112,7 @@ TEST(job_json, fold_variants_change_the_fingerprint_only_when_set) {
   std::string on = kValid;
   on.replace(on.find("\"opt_goal\""), 0, "\"rs_fold_variants\": true, ");
   const auto c = parse_job_text(on, "c");
-  EXPECT_TRUE(c.options.rs_fold_variants);
+  EXPECT_EQ(c.options.rs_fold_variants, true);
   EXPECT_NE(c.fingerprint, a.fingerprint);
   EXPECT_THAT(canonical_options(c.options), HasSubstr(";rs_fold_variants=1"));
 }

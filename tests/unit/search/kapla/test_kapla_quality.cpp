@@ -1,5 +1,6 @@
 // K, S and B on small real layers (4x4 nodes of 8x8 PEs, 64 KB GBUF, 64 B REGF, training
-// options, batch 4; kapla-spec.md §11.2's micro networks). S is the true optimum of the total
+// options, batch 4; kapla-spec.md §11.2's micro networks), in nn_dataflow's mapping space and
+// with the mapper's fold variants (K's and S's default). S is the true optimum of the total
 // cost over B's space, so K >= S and B >= S always. B itself is not that optimum: its
 // per-(partition, nest) key is the access cost only, and its skip_conv pruning is not exact
 // under the fork's regf_reusable rule (docs/kapla.md §3), so K < B is possible in general.
@@ -62,10 +63,14 @@ std::vector<std::pair<std::string, model::Layer>> micro_layers() {
   };
 }
 
-/// K >= S <= B on every micro layer, with or without the mapper's fold variants; returns S's
-/// optimum per layer.
-std::vector<double> check_bounds(bool rs_fold_variants) {
-  std::vector<double> s_costs;
+struct Optima {
+  double k = 0, s = 0, b = 0;
+};
+
+/// K >= S <= B on every micro layer in one space (with or without the mapper's fold variants,
+/// for all three); returns the three answers per layer.
+std::vector<Optima> check_bounds(bool rs_fold_variants) {
+  std::vector<Optima> out;
   const auto b = make_layer_strategy("exhaustive");
   for (const auto& [name, layer] : micro_layers()) {
     const auto p = micro_problem(layer, rs_fold_variants);
@@ -84,24 +89,32 @@ std::vector<double> check_bounds(bool rs_fold_variants) {
     if (k.empty() || s.empty() || bb.empty()) return {};
     EXPECT_GE(k[0].cost, s[0].cost * (1 - 1e-12)) << name;   // K never beats the exhaustive optimum
     EXPECT_LE(s[0].cost, bb[0].cost * (1 + 1e-12)) << name;  // B's answer lies in S's space
-    std::cout << "[quality" << (rs_fold_variants ? " folds" : "") << "] " << name << ": K/B energy "
-              << k[0].cost / bb[0].cost << " (K " << tk << " s), S/B " << s[0].cost / bb[0].cost
+    std::cout << "[quality" << (rs_fold_variants ? " folds" : "") << "] " << name << ": K/S energy "
+              << k[0].cost / s[0].cost << " (K " << tk << " s), S/B " << s[0].cost / bb[0].cost
               << " (S " << ts << " s), B " << tb << " s\n";
-    s_costs.push_back(s[0].cost);
+    out.push_back({k[0].cost, s[0].cost, bb[0].cost});
   }
-  return s_costs;
+  return out;
 }
 
-TEST(KaplaQuality, KAndBAreBoundedByTheDirectiveExhaustiveOptimum) { check_bounds(false); }
-
-TEST(KaplaQuality, FoldVariantsKeepTheBoundsAndOnlyWidenTheSpace) {
+// Issue 18.1: K and S search the fold variants by default (search::options_for), B does not.
+// The law is K >= S in each space (S is exhaustive over K's space); K/B across the two
+// defaults is a quality figure, printed, not asserted.
+TEST(KaplaQuality, KNeverBelowSInEitherSpaceAndTheVariantsOnlyWidenIt) {
   const auto plain = check_bounds(false);
   const auto folds = check_bounds(true);
   ASSERT_EQ(plain.size(), folds.size());
+  ASSERT_EQ(plain.size(), micro_layers().size());
   int better = 0;
   for (std::size_t i = 0; i < plain.size(); ++i) {
-    EXPECT_LE(folds[i], plain[i] * (1 + 1e-12)) << micro_layers()[i].first;
-    better += folds[i] < plain[i] * (1 - 1e-9);
+    const auto& name = micro_layers()[i].first;
+    EXPECT_LE(folds[i].s, plain[i].s * (1 + 1e-12)) << name;
+    better += folds[i].s < plain[i].s * (1 - 1e-9);
+    // K's quality in its default space: within 2 % of S's optimum (measured: 1.01988 on conv2,
+    // where K's greedy misses the variant S finds; equal on the other seven).
+    EXPECT_LE(folds[i].k, folds[i].s * 1.02) << name;
+    std::cout << "[quality default spaces] " << name << ": K/B energy " << folds[i].k / plain[i].b
+              << " (K with the variants, B without)\n";
   }
   EXPECT_GT(better, 0);  // the variants matter on some micro layer (conv1: 16 rows on 8 columns)
 }

@@ -244,10 +244,13 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << "constexpr double MODEL_GBUF_WORDS[3] = " << doubles(gbuf_words) << ";\n";
   o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";
   o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";
-  const char* kernels = kernel == Kernel::Conv        ? detail::kConvKernels
-                        : kernel == Kernel::Depthwise ? detail::kDepthwiseKernels
-                                                      : detail::kLocalRegionKernels;
-  o << detail::kProgramCommon << kernels << detail::kProgramBody;
+  o << detail::kProgramCommon;
+  if (kernel == Kernel::Conv)
+    o << detail::kConvKernels;
+  else
+    o << (kernel == Kernel::Depthwise ? detail::kDepthwiseKernels : detail::kLocalRegionKernels)
+      << detail::kChannelwisePass;
+  o << detail::kProgramBody;
 
   // The loop nest, in the scheme's order.
   std::string indent = "  ";

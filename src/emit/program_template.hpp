@@ -28,6 +28,25 @@ constexpr i64 HI = (EH - 1) * UH + RH, WI = (EW - 1) * UW + RW;  // ifmap rows a
 constexpr i64 piece(i64 n, i64 k, i64 j) { return n / k + (j < n % k ? 1 : 0); }
 constexpr i64 piece_begin(i64 n, i64 k, i64 j) { return j * (n / k) + (j < n % k ? j : n % k); }
 
+// What the units [lo[l], hi[l]) of each loop hold: input channels (loop 0), output channels
+// (loop 1), (sample, row fold) units (loop 2), and the ifmap words one channel of those units
+// reads (a fold's rows with their halo) and the ofmap words one channel of them writes.
+struct Span {
+  i64 c = 0, m = 0, units = 0, bin = 0, bout = 0;
+};
+Span span_of(const i64* lo, const i64* hi) {
+  Span s;
+  for (i64 u = lo[0]; u < hi[0]; ++u) s.c += piece(C, CU, u);
+  for (i64 u = lo[1]; u < hi[1]; ++u) s.m += piece(M, MU, u);
+  s.units = hi[2] - lo[2];
+  for (i64 u = lo[2]; u < hi[2]; ++u) {
+    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
+    s.bin += (RH + (rows - 1) * UH) * WI;
+    s.bout += rows * EW;
+  }
+  return s;
+}
+
 std::vector<int> ifmap, filter;
 std::vector<i64> ofmap, naive;
 i64 macs = 0;
@@ -46,17 +65,10 @@ constexpr i64 FILTER_WORDS = M * C * RH * RW;
 
 // Words of category d in the units [lo[l], hi[l]) of each related loop l.
 i64 tile_words(int d, const i64* lo, const i64* hi) {
-  i64 c = 0, m = 0, bin = 0, bout = 0;
-  for (i64 u = lo[0]; u < hi[0]; ++u) c += piece(C, CU, u);
-  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
-  for (i64 u = lo[2]; u < hi[2]; ++u) {
-    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
-    bin += (RH + (rows - 1) * UH) * WI;  // the ifmap rows one fold of ofmap rows reads
-    bout += rows * EW;
-  }
-  if (d == FIL) return c * m * RH * RW;
-  if (d == IFM) return c * bin;
-  return m * bout;
+  const Span s = span_of(lo, hi);
+  if (d == FIL) return s.c * s.m * RH * RW;
+  if (d == IFM) return s.c * s.bin;
+  return s.m * s.bout;
 }
 
 // Words of category d that cross the array bus when the units [lo, hi) are fetched into REGF:
@@ -65,13 +77,10 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
 // REPL_O output channels; a piece smaller than the replication leaves replicas idle for the
 // category whose channels it lacks, and the model still counts their words).
 i64 itcn_words(int d, const i64* lo, const i64* hi) {
-  i64 c = 0, m = 0;
-  for (i64 u = lo[0]; u < hi[0]; ++u) c += piece(C, CU, u);
-  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
-  const i64 units = hi[2] - lo[2];
-  if (d == FIL) return c * m * RW * PES * FOLD_H;
-  if (d == IFM) return c * REPL_O * units * WI * PES * FOLD_H;
-  return m * REPL_I * units * EW * PES * FOLD_H;
+  const Span s = span_of(lo, hi);
+  if (d == FIL) return s.c * s.m * RW * PES * FOLD_H;
+  if (d == IFM) return s.c * REPL_O * s.units * WI * PES * FOLD_H;
+  return s.m * REPL_I * s.units * EW * PES * FOLD_H;
 }
 
 // One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb.
@@ -123,29 +132,21 @@ constexpr i64 CIN = M;  // input channel m feeds output channel m only
 constexpr i64 FILTER_WORDS = M * RH * RW;
 
 i64 tile_words(int d, const i64* lo, const i64* hi) {
-  (void)lo[0];
-  (void)hi[0];
-  i64 m = 0, bin = 0, bout = 0;
-  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
-  for (i64 u = lo[2]; u < hi[2]; ++u) {
-    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
-    bin += (RH + (rows - 1) * UH) * WI;
-    bout += rows * EW;
-  }
-  if (d == FIL) return m * RH * RW;
-  if (d == IFM) return m * bin;
-  return m * bout;
+  const Span s = span_of(lo, hi);
+  if (d == FIL) return s.m * RH * RW;
+  if (d == IFM) return s.m * s.bin;
+  return s.m * s.bout;
 }
 
 // Array-bus words, as Conv's with one channel per replica (the replicas are channels).
 i64 itcn_words(int d, const i64* lo, const i64* hi) {
-  i64 m = 0;
-  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
-  const i64 units = d == FIL ? 1 : hi[2] - lo[2];
-  return m * units * (d == FIL ? RW : d == IFM ? WI : EW) * PES * FOLD_H;
+  const Span s = span_of(lo, hi);
+  if (d == FIL) return s.m * RW * PES * FOLD_H;
+  return s.m * s.units * (d == IFM ? WI : EW) * PES * FOLD_H;
 }
 
-i64 channel_window(i64 n, i64 m, i64 r, i64 q) {
+constexpr i64 MACS_PER_OUTPUT = RH * RW;
+i64 output_at(i64 n, i64 m, i64 r, i64 q) {
   i64 acc = 0;
   for (i64 fr = 0; fr < RH; ++fr)
     for (i64 fq = 0; fq < RW; ++fq)
@@ -153,7 +154,11 @@ i64 channel_window(i64 n, i64 m, i64 r, i64 q) {
              filter[(m * RH + fr) * RW + fq];
   return acc;
 }
+)";
 
+// The unit pass and the naive layer of the channel-wise kinds (depthwise, local regions): each
+// output channel m reads only its own inputs (output_at, MACS_PER_OUTPUT of the kind).
+inline constexpr const char* kChannelwisePass = R"(
 void unit_pass(i64 ci, i64 co, i64 cb) {
   (void)ci;
   const i64 n = cb / FOLD_W, f = cb % FOLD_W;
@@ -161,17 +166,15 @@ void unit_pass(i64 ci, i64 co, i64 cb) {
   const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
   for (i64 m = m0; m < m1; ++m)
     for (i64 r = r0; r < r1; ++r)
-      for (i64 q = 0; q < EW; ++q)
-        ofmap[((n * M + m) * EH + r) * EW + q] += channel_window(n, m, r, q);
-  macs += (m1 - m0) * (r1 - r0) * EW * RH * RW;
+      for (i64 q = 0; q < EW; ++q) ofmap[((n * M + m) * EH + r) * EW + q] += output_at(n, m, r, q);
+  macs += (m1 - m0) * (r1 - r0) * EW * MACS_PER_OUTPUT;
 }
 
 void naive_layer() {
   for (i64 n = 0; n < N; ++n)
     for (i64 m = 0; m < M; ++m)
       for (i64 r = 0; r < EH; ++r)
-        for (i64 q = 0; q < EW; ++q)
-          naive[((n * M + m) * EH + r) * EW + q] = channel_window(n, m, r, q);
+        for (i64 q = 0; q < EW; ++q) naive[((n * M + m) * EH + r) * EW + q] = output_at(n, m, r, q);
 }
 )";
 
@@ -190,57 +193,30 @@ constexpr i64 CIN = M * IFM_INPUTS;
 constexpr i64 FILTER_WORDS = 0;
 
 i64 tile_words(int d, const i64* lo, const i64* hi) {
-  (void)lo[0];
-  (void)hi[0];
-  i64 m = 0, bin = 0, bout = 0;
-  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
-  for (i64 u = lo[2]; u < hi[2]; ++u) {
-    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
-    bin += (RH + (rows - 1) * UH) * WI;
-    bout += rows * EW;
-  }
+  const Span s = span_of(lo, hi);
   if (d == FIL) return 0;
-  if (d == IFM) return m * bin * IFM_INPUTS;
-  return m * bout;
+  if (d == IFM) return s.m * s.bin * IFM_INPUTS;
+  return s.m * s.bout;
 }
 
 // Array-bus words: per unit pass an ifmap row to every PE of the folded set once (the model's
 // local-region unit pass; one of an element-wise layer's inputs, as the model counts), and a
 // partial-sum row per PE and folded row group.
 i64 itcn_words(int d, const i64* lo, const i64* hi) {
-  i64 m = 0;
-  for (i64 u = lo[1]; u < hi[1]; ++u) m += piece(M, MU, u);
-  const i64 units = hi[2] - lo[2];
+  const Span s = span_of(lo, hi);
   if (d == FIL) return 0;
-  if (d == IFM) return m * units * WI * PES;
-  return m * units * EW * PES * FOLD_H;
+  if (d == IFM) return s.m * s.units * WI * PES;
+  return s.m * s.units * EW * PES * FOLD_H;
 }
 
-i64 window_sum(i64 n, i64 m, i64 r, i64 q) {
+constexpr i64 MACS_PER_OUTPUT = RH * RW * IFM_INPUTS;
+i64 output_at(i64 n, i64 m, i64 r, i64 q) {
   i64 acc = 0;
   for (i64 j = 0; j < IFM_INPUTS; ++j)
     for (i64 fr = 0; fr < RH; ++fr)
       for (i64 fq = 0; fq < RW; ++fq)
         acc += ifmap[((n * CIN + j * M + m) * HI + r * UH + fr) * WI + q * UW + fq];
   return acc;
-}
-
-void unit_pass(i64 ci, i64 co, i64 cb) {
-  (void)ci;
-  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
-  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
-  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
-  for (i64 m = m0; m < m1; ++m)
-    for (i64 r = r0; r < r1; ++r)
-      for (i64 q = 0; q < EW; ++q) ofmap[((n * M + m) * EH + r) * EW + q] += window_sum(n, m, r, q);
-  macs += (m1 - m0) * (r1 - r0) * EW * RH * RW * IFM_INPUTS;
-}
-
-void naive_layer() {
-  for (i64 n = 0; n < N; ++n)
-    for (i64 m = 0; m < M; ++m)
-      for (i64 r = 0; r < EH; ++r)
-        for (i64 q = 0; q < EW; ++q) naive[((n * M + m) * EH + r) * EW + q] = window_sum(n, m, r, q);
 }
 )";
 

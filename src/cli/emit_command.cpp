@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/emit_files.hpp"
+#include "core/checked_math.hpp"
 #include "core/errors.hpp"
 #include "core/number_text.hpp"
 #include "io/golden_record.hpp"
@@ -67,6 +68,17 @@ void emit_from_file(const std::string& file, const std::string& dir,
     const std::string where = file + ": scheme_records." + name;
     const io::SchemeRecord r = io::parse_scheme_record(record, where);
     const auto setup = pricing::setup_partition(r.problem, r.part);
+    if (r.nld_index < 0 || static_cast<std::size_t>(r.nld_index) >= setup.map.nlds.size())
+      throw InputError(where + ": nld_index " + std::to_string(r.nld_index) + " out of range");
+    // The factors of each loop must multiply to the chosen NLD's loop count (the evaluator
+    // asserts it): checked products, so a huge factor is an error, not an overflow.
+    const auto& loopcnt = setup.map.nlds[static_cast<std::size_t>(r.nld_index)].loopcnt;
+    for (auto l : all_values<LoopDim>()) {
+      const auto& t = r.blocking.bl_ts;
+      if (checked_product({t[0][l], t[1][l], t[2][l]}) != loopcnt[l])
+        throw InputError(where + ": bl_ts of loop " + std::string(name_of(l)) +
+                         " do not multiply to its loop count " + std::to_string(loopcnt[l]));
+    }
     const auto ev = pricing::evaluate_blocking(r.problem, setup, {r.nld_index, r.blocking});
     if (!ev) throw InputError(where + ": the scheme is invalid under the cost model");
     try {

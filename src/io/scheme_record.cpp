@@ -1,5 +1,6 @@
 #include "io/scheme_record.hpp"
 
+#include <array>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include "core/errors.hpp"
 #include "io/golden_record.hpp"
 #include "io/json_util.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::io {
 namespace {
@@ -94,6 +96,36 @@ json part_json(const mapping::PartitionScheme& p) {
   return {{"order", order}, {"pdims", pdims}};
 }
 
+// The numbers the pricing pipeline assumes valid (its assertions are internal errors): the
+// limits every other input obeys, a partition that fits its node region, positive factors.
+void check_bounds(const SchemeRecord& r) {
+  const auto& res = r.problem.resource;
+  // A segment's region may be folded over the node grid (2 x 71 on 16 x 16 nodes): one side
+  // may hold every node.
+  constexpr std::int64_t kMaxRegionSide = model::limits::kMaxNodeSide * model::limits::kMaxNodeSide;
+  model::limits::check_batch("inputs.batch_size", r.problem.batch);
+  model::limits::check_dim("inputs.resource.dim_array", res.dim_array, 1,
+                           model::limits::kMaxPeSide);
+  model::limits::check_dim("inputs.resource.proc_region.dim", res.proc_region.dim, 1,
+                           kMaxRegionSide);
+  std::array<bool, 4> seen{};
+  for (auto d : r.part.order) {
+    const int i = static_cast<int>(d);
+    if (i < 0 || i > 3 || seen[static_cast<std::size_t>(i)])
+      throw InputError("inputs.scheme.part.order: must be a permutation of 0, 1, 2, 3");
+    seen[static_cast<std::size_t>(i)] = true;
+  }
+  for (auto d : all_values<ParallelDim>())
+    model::limits::check_dim("inputs.scheme.part.pdims", r.part.pdims[d], 1, kMaxRegionSide);
+  const PhyDim2 used = r.part.dim();
+  if (used.h > res.proc_region.dim.h || used.w > res.proc_region.dim.w)
+    throw InputError("inputs.scheme.part: its node grid does not fit the proc_region");
+  for (const auto& level : r.blocking.bl_ts)
+    for (auto l : all_values<LoopDim>())
+      model::limits::check_int("inputs.scheme.bl_ts", level[l], 1,
+                               model::limits::kMaxBatch * model::limits::kMaxChannels);
+}
+
 }  // namespace
 
 json scheme_record_json(const SchemeRecord& r) {
@@ -143,6 +175,7 @@ SchemeRecord parse_scheme_record(const json& j, const std::string& origin) {
       r.part = s.part;
       r.nld_index = s.nld_index;
       r.blocking = {s.bl_ts, s.bl_ords};
+      check_bounds(r);
       return r;
     });
   } catch (const InputError& e) {

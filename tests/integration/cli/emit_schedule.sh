@@ -44,8 +44,12 @@ d["schedules"]["fc2"][0]["access"][0][1] += 1000
 json.dump(d, open(sys.argv[2], "w"))
 del d["scheme_records"]
 json.dump(d, open(sys.argv[3], "w"))
+d = json.load(open(sys.argv[1]))
+d["scheme_records"]["fc2"]["inputs"]["scheme"]["bl_ts"][0][0] *= 2  # no longer the loop count
+json.dump(d, open(sys.argv[3].replace("bare", "factors"), "w"))
 PY
 for args in "$work/edited.json --out $work/e1" "$work/bare.json --out $work/e2" \
+            "$work/factors.json --out $work/e4" \
             "$work/mlp.json --out $work/e3 --layer nosuch"; do
   # shellcheck disable=SC2086
   if err=$("$KAPLA" emit $args 2>&1 >/dev/null); then echo "kapla emit $args: accepted"; exit 1; fi

@@ -2,6 +2,7 @@
 // every valid golden fixed scheme of both families, written and parsed again, gives the same
 // layer, batch, resource, costs, options, partition, NLD index and blocking; bad records are
 // one InputError naming the origin.
+#include <cstdint>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -53,6 +54,8 @@ TEST(SchemeRecord, KaplasOwnFieldsRoundTrip) {
   r.problem.layer = model::make_dwconv(32, {14, 14}, {3, 3});
   r.problem.batch = 7;
   r.problem.resource.dim_array = {8, 8};
+  r.problem.resource.proc_region.dim = {1, 1};
+  r.blocking.bl_ts = {{{{1, 1, 1}}, {{1, 2, 1}}, {{1, 16, 7}}}};
   r.problem.resource.array_mapping = model::ArrayMapping::Systolic;
   r.problem.options.rs_fold_variants = true;
   r.problem.options.cost_model = model::CostModelVariant::Tangram;
@@ -77,6 +80,40 @@ TEST(SchemeRecord, BadRecordsNameTheirOrigin) {
   j = scheme_record_json(r);
   j["inputs"]["layer"]["type"] = "NoSuchLayer";
   EXPECT_THROW((void)parse_scheme_record(j, "s"), InputError);
+}
+
+// Numbers the pricing pipeline would assert on (an internal error, exit 3) are refused as input.
+TEST(SchemeRecord, NumbersOutsideTheLimitsAreRefused) {
+  SchemeRecord r;
+  r.problem.layer = model::make_fc(4, 4);
+  r.problem.resource.dim_array = {4, 4};
+  r.problem.resource.proc_region.dim = {1, 1};
+  r.blocking.bl_ts = {{{{1, 1, 1}}, {{1, 1, 1}}, {{1, 1, 1}}}};
+  ASSERT_NO_THROW((void)parse_scheme_record(scheme_record_json(r), "s"));
+  const auto error_of = [&](auto&& edit) {
+    auto j = scheme_record_json(r);
+    edit(j);
+    try {
+      (void)parse_scheme_record(j, "s");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_THAT(error_of([](auto& j) { j["inputs"]["batch_size"] = INT64_MAX; }),
+              HasSubstr("inputs.batch_size: must be positive"));
+  EXPECT_THAT(error_of([](auto& j) {
+                j["inputs"]["scheme"]["part"]["order"] = {0, 0, 1, 2};
+              }),
+              HasSubstr("permutation"));
+  EXPECT_THAT(error_of([](auto& j) {
+                j["inputs"]["scheme"]["part"]["pdims"][0] = {2, 1};
+              }),
+              HasSubstr("does not fit the proc_region"));
+  EXPECT_THAT(error_of([](auto& j) { j["inputs"]["scheme"]["bl_ts"][0][0] = 0; }),
+              HasSubstr("inputs.scheme.bl_ts: must be positive"));
+  EXPECT_THAT(error_of([](auto& j) { j["inputs"]["scheme"]["bl_ts"][0][0] = INT64_MAX; }),
+              HasSubstr("inputs.scheme.bl_ts: must be positive"));
 }
 
 }  // namespace

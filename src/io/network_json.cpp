@@ -12,7 +12,16 @@ using model::LayerType;
 using nlohmann::json;
 
 // Layer types that share a constructor signature.
-enum class Signature { Filter, FullyConnected, Depthwise, Region, Pooling, Eltwise };
+enum class Signature {
+  Filter,
+  FullyConnected,
+  Depthwise,
+  Region,
+  Pooling,
+  Eltwise,
+  MatMul,
+  Activation
+};
 
 Signature signature_of(LayerType t) {
   switch (t) {
@@ -37,6 +46,12 @@ Signature signature_of(LayerType t) {
     case LayerType::Eltwise:
     case LayerType::EltwiseBack:
       return Signature::Eltwise;
+    case LayerType::MatMul:
+      return Signature::MatMul;
+    case LayerType::Softmax:
+    case LayerType::LayerNorm:
+    case LayerType::GELU:
+      return Signature::Activation;
   }
   throw InternalError("signature_of: unhandled layer type");
 }
@@ -57,6 +72,10 @@ std::vector<std::string_view> layer_keys(Signature s) {
       return {"name", "type", "nofm", "sofm", "sreg", "strd", "prevs"};
     case Signature::Eltwise:
       return {"name", "type", "nofm", "sofm", "nreg", "prevs"};
+    case Signature::MatMul:
+      return {"name", "type", "m", "k", "n", "heads", "prevs"};
+    case Signature::Activation:
+      return {"name", "type", "nofm", "sofm", "heads", "prevs"};
   }
   throw InternalError("layer_keys: unhandled signature");
 }
@@ -79,11 +98,20 @@ struct LayerParams {
   PhyDim2 sreg;
   std::int64_t ntrd = 1;
   PhyDim2 strd{1, 1};
+  std::int64_t m = 0, k = 0, n = 0;  // MatMul
+  std::int64_t heads = 1;            // transformer kinds
 };
 
 // Reads in constructor order, so that the first bad parameter is the one reported.
 LayerParams read_params(Signature s, const JsonObject& o) {
   LayerParams p;
+  if (s == Signature::MatMul) {
+    p.m = o.positive_int("m");
+    p.k = o.positive_int("k");
+    p.n = o.positive_int("n");
+    p.heads = int_or(o, "heads", 1);
+    return p;
+  }
   if (s == Signature::Filter || s == Signature::FullyConnected) p.nifm = o.positive_int("nifm");
   p.nofm = o.positive_int("nofm");
   if (s != Signature::FullyConnected) p.sofm = o.positive_dim("sofm");
@@ -109,6 +137,11 @@ LayerParams read_params(Signature s, const JsonObject& o) {
     case Signature::Eltwise:
       p.nreg = o.positive_int("nreg");
       break;
+    case Signature::Activation:
+      p.heads = int_or(o, "heads", 1);
+      break;
+    case Signature::MatMul:
+      break;  // read above
   }
   return p;
 }
@@ -148,6 +181,14 @@ model::Layer make_layer(LayerType type, const LayerParams& p) {
       return make_eltwise(p.nofm, p.sofm, p.nreg);
     case LayerType::EltwiseBack:
       return make_eltwise_back(p.nofm, p.sofm, p.nreg);
+    case LayerType::MatMul:
+      return make_matmul(p.m, p.k, p.n, p.heads);
+    case LayerType::Softmax:
+      return make_softmax(p.nofm, p.sofm, p.heads);
+    case LayerType::LayerNorm:
+      return make_layernorm(p.nofm, p.sofm, p.heads);
+    case LayerType::GELU:
+      return make_gelu(p.nofm, p.sofm, p.heads);
   }
   throw InternalError("make_layer: unhandled layer type");
 }

@@ -12,6 +12,8 @@ PerDataCategory<LoopSet> data_loops(const model::Layer& layer) {
   } else if (layer.has_filter()) {
     d[DataCategory::Fil] = {LoopDim::Ifm, LoopDim::Ofm};
     d[DataCategory::Ifm] = {LoopDim::Ifm, LoopDim::Bat};
+    // MatMul: the weight role is an activation, one per sample (docs/transformers.md §2).
+    if (layer.is_matmul()) d[DataCategory::Fil] = {LoopDim::Ifm, LoopDim::Ofm, LoopDim::Bat};
   }
   return d;
 }

@@ -39,7 +39,8 @@ class LoopSet {
 
 /// Data loops of a layer kind: Conv/FC and their back kinds: FIL (IFM, OFM), IFM (IFM, BAT),
 /// OFM (OFM, BAT); depthwise kinds: FIL (OFM), IFM/OFM (OFM, BAT); local-region kinds:
-/// FIL (), IFM/OFM (OFM, BAT).
+/// FIL (), IFM/OFM (OFM, BAT); MatMul: FIL (IFM, OFM, BAT), IFM (IFM, BAT), OFM (OFM, BAT);
+/// Softmax, LayerNorm and GELU are local-region kinds.
 PerDataCategory<LoopSet> data_loops(const model::Layer& layer);
 
 /// Data loops of an input layer: FIL (), IFM (), OFM (OFM, BAT).

@@ -32,6 +32,7 @@ Kind kind_of(const model::Layer& l) {
   switch (l.type) {
     case LayerType::Conv:
     case LayerType::FC:
+    case LayerType::MatMul:  // an FC over m positions (docs/transformers.md §5)
       return Kind::Conv;
     case LayerType::ConvBackAct:
     case LayerType::ConvBackWeight:
@@ -41,6 +42,9 @@ Kind kind_of(const model::Layer& l) {
     case LayerType::LocalRegion:
     case LayerType::Pooling:
     case LayerType::Eltwise:
+    case LayerType::Softmax:
+    case LayerType::LayerNorm:
+    case LayerType::GELU:
       return Kind::Region;
     case LayerType::LocalRegionBack:
     case LayerType::PoolingBack:

@@ -25,25 +25,20 @@ constexpr std::array<std::string_view, kNumLayerTypes> kTypeNames{"Conv",
                                                                   "PoolingBack",
                                                                   "EltwiseBack",
                                                                   "DWConvBackAct",
-                                                                  "DWConvBackWeight"};
+                                                                  "DWConvBackWeight",
+                                                                  "MatMul",
+                                                                  "Softmax",
+                                                                  "LayerNorm",
+                                                                  "GELU"};
 
 // The reference's class names, for describe().
 constexpr std::array<std::string_view, kNumLayerTypes> kClassNames{
-    "ConvLayer",
-    "FCLayer",
-    "DepthwiseConvolutionLayer",
-    "LocalRegionLayer",
-    "PoolingLayer",
-    "EltwiseLayer",
-    "ConvBackActLayer",
-    "ConvBackWeightLayer",
-    "FCBackActLayer",
-    "FCBackWeightLayer",
-    "LocalRegionBackLayer",
-    "PoolingBackLayer",
-    "EltwiseBackLayer",
-    "DepthwiseConvolutionBackActLayer",
-    "DepthwiseConvolutionBackWeightLayer"};
+    "ConvLayer", "FCLayer", "DepthwiseConvolutionLayer", "LocalRegionLayer", "PoolingLayer",
+    "EltwiseLayer", "ConvBackActLayer", "ConvBackWeightLayer", "FCBackActLayer",
+    "FCBackWeightLayer", "LocalRegionBackLayer", "PoolingBackLayer", "EltwiseBackLayer",
+    "DepthwiseConvolutionBackActLayer", "DepthwiseConvolutionBackWeightLayer",
+    // Not in the reference: kapla's own class names for its schedule files.
+    "MatMulLayer", "SoftmaxLayer", "LayerNormLayer", "GELULayer"};
 
 void require_positive(std::string_view field, std::int64_t v) {
   if (v <= 0) {
@@ -78,12 +73,13 @@ void require_within_limits(const Layer& l) {
   const bool back = l.is_back();
   const std::int64_t out_channels = back && l.has_filter() && !l.is_depthwise() ? l.nifm : l.nofm;
   const PhyDim2 out = back ? l.sifm : l.sofm;
-  per_sample("MACs", checked_product({out_channels, out.h, out.w, l.ops_per_neuron()}));
-  per_sample("ifmap words", checked_product({l.nifm, l.sifm.h, l.sifm.w}));
-  per_sample("ofmap words", checked_product({l.nofm, l.sofm.h, l.sofm.w}));
+  // Heads are samples of the layer (1 for the nn_dataflow kinds).
+  per_sample("MACs", checked_product({out_channels, out.h, out.w, l.ops_per_neuron(), l.nhead}));
+  per_sample("ifmap words", checked_product({l.nifm, l.sifm.h, l.sifm.w, l.nhead}));
+  per_sample("ofmap words", checked_product({l.nofm, l.sofm.h, l.sofm.w, l.nhead}));
   per_sample("filter words", l.is_depthwise()
                                  ? checked_product({l.nofm, l.sfil.h, l.sfil.w})
-                                 : checked_product({l.nifm, l.nofm, l.sfil.h, l.sfil.w}));
+                                 : checked_product({l.nifm, l.nofm, l.sfil.h, l.sfil.w, l.nhead}));
 }
 
 void require_dims_within_limits(PhyDim2 sofm, PhyDim2 window, std::string_view wname,
@@ -199,6 +195,7 @@ bool Layer::has_filter() const {
     case LayerType::FCBackWeight:
     case LayerType::DWConvBackAct:
     case LayerType::DWConvBackWeight:
+    case LayerType::MatMul:  // B plays the filter
       return true;
     default:
       return false;
@@ -229,8 +226,34 @@ bool Layer::is_depthwise() const {
          type == LayerType::DWConvBackWeight;
 }
 
+bool Layer::is_transformer_kind() const {
+  switch (type) {
+    case LayerType::MatMul:
+    case LayerType::Softmax:
+    case LayerType::LayerNorm:
+    case LayerType::GELU:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::int64_t Layer::ops_per_element() const {
+  // docs/transformers.md §3. Softmax (online, two passes): max, subtract, exp and sum in the
+  // first, one multiply by the reciprocal in the second. LayerNorm: sum and sum of squares in
+  // the first pass; subtract the mean, multiply by 1/sigma, multiply-add gamma and beta in the
+  // second. GELU: one evaluation by the PE's activation unit.
+  switch (type) {
+    case LayerType::Softmax:
+    case LayerType::LayerNorm:
+      return 5;
+    default:
+      return 1;
+  }
+}
+
 std::int64_t Layer::ops_per_neuron() const {
-  if (is_local_region()) return nreg * sreg.h * sreg.w;
+  if (is_local_region()) return nreg * sreg.h * sreg.w * ops_per_element();
   if (is_depthwise()) return sfil.h * sfil.w;
   // Conv: hfil * wfil * nifm. Back kinds price the equivalent forward layer, whose input
   // channels are this layer's nofm.
@@ -241,7 +264,7 @@ std::int64_t Layer::total_ops(std::int64_t batch) const {
   // Forward: nofm * ((hofm * wofm) * batch) * ops_per_neuron, as the reference evaluates
   // total_ofmap_size() * ops_per_neuron() * batch. Back kinds: the forward layer over sifm,
   // whose output channels are nifm (filter kinds) or nofm (region and depthwise kinds).
-  if (!is_back()) return nofm * (sofm.h * sofm.w) * ops_per_neuron() * batch;
+  if (!is_back()) return nofm * (sofm.h * sofm.w) * ops_per_neuron() * batch * nhead;
   const std::int64_t fwd_nofm = (is_local_region() || is_depthwise()) ? nofm : nifm;
   return fwd_nofm * (sifm.h * sifm.w) * ops_per_neuron() * batch;
 }
@@ -325,6 +348,49 @@ Layer make_dwconv_back_weight(std::int64_t nofm, PhyDim2 sofm, PhyDim2 sfil, Phy
   return filter_layer(LayerType::DWConvBackWeight, nofm, nofm, sofm, sfil, strd);
 }
 
+namespace {
+
+// The heads of a transformer kind, checked like a channel count.
+Layer with_heads(Layer l, std::int64_t nhead) {
+  require_positive("heads", nhead);
+  limits::check_int("heads", nhead, 1, limits::kMaxChannels);
+  l.nhead = nhead;
+  // Per sample of the network the layer holds nhead samples of itself.
+  require_within_limits(l);
+  return l;
+}
+
+Layer elementwise_kind(LayerType type, std::int64_t nofm, PhyDim2 sofm, std::int64_t nhead) {
+  Layer l = region_layer(LayerType::LocalRegion, nofm, sofm, 1, {1, 1}, 1, {1, 1});
+  l.type = type;
+  return with_heads(l, nhead);
+}
+
+}  // namespace
+
+Layer make_matmul(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t nhead) {
+  require_positive("m", m);
+  limits::check_int("m", m, 1, limits::kMaxFmapSide);
+  require_positive("k", k);
+  limits::check_int("k", k, 1, limits::kMaxChannels);
+  require_positive("n", n);
+  limits::check_int("n", n, 1, limits::kMaxChannels);
+  Layer l = filter_layer(LayerType::MatMul, k, n, {1, m}, {1, 1}, {1, 1});
+  return with_heads(l, nhead);
+}
+
+Layer make_softmax(std::int64_t nofm, PhyDim2 sofm, std::int64_t nhead) {
+  return elementwise_kind(LayerType::Softmax, nofm, sofm, nhead);
+}
+
+Layer make_layernorm(std::int64_t nofm, PhyDim2 sofm, std::int64_t nhead) {
+  return elementwise_kind(LayerType::LayerNorm, nofm, sofm, nhead);
+}
+
+Layer make_gelu(std::int64_t nofm, PhyDim2 sofm, std::int64_t nhead) {
+  return elementwise_kind(LayerType::GELU, nofm, sofm, nhead);
+}
+
 std::string describe(const Layer& l) {
   std::ostringstream os;
   auto dim = [&os](PhyDim2 d) {
@@ -385,6 +451,16 @@ std::string describe(const Layer& l) {
       dim(l.sreg);
       os << ", " << l.ntrd << ", ";
       dim(l.strd);
+      break;
+    case LayerType::MatMul:
+      os << "m=" << l.sofm.w << ", k=" << l.nifm << ", n=" << l.nofm << ", heads=" << l.nhead;
+      break;
+    case LayerType::Softmax:
+    case LayerType::LayerNorm:
+    case LayerType::GELU:
+      os << l.nofm << ", ";
+      dim(l.sofm);
+      os << ", heads=" << l.nhead;
       break;
   }
   os << ')';

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/checked_math.hpp"
 #include "core/errors.hpp"
 #include "model/limits.hpp"
 
@@ -89,6 +90,86 @@ LayerSource NetworkBuilder::resolve(const std::string& layer_name, const std::st
                    "' (a predecessor must be added before its consumers)");
 }
 
+NetworkBuilder::SourceShape NetworkBuilder::shape_of(const LayerSource& s) const {
+  switch (s.kind) {
+    case LayerSource::Kind::NetworkInput:
+      return {net_.input_.nofm, net_.input_.sofm, 1};
+    case LayerSource::Kind::External:
+      return {net_.externals_[s.index].nofm, net_.externals_[s.index].sofm, 1};
+    case LayerSource::Kind::Layer:
+      break;
+  }
+  const Layer& l = net_.layers_[s.index];
+  return {l.nofm, l.sofm, l.nhead};
+}
+
+void NetworkBuilder::check_prevs(const std::string& where, const Layer& layer,
+                                 const std::vector<LayerSource>& sources) const {
+  // -1 when a (user-sized) external overflows: never equal to a layer's words.
+  auto words = [](const SourceShape& p) {
+    return checked_product({p.nofm, p.sofm.h, p.sofm.w, p.nhead});
+  };
+  if (layer.is_matmul()) {
+    // docs/transformers.md §2: prevs[0] is A (k x m per head), prevs[1] is B (k x n per
+    // head), each read from DRAM as a reshaped view, so only the word counts must agree.
+    if (sources.size() != 2) {
+      throw InputError(where + "prevs: a MatMul takes exactly two predecessors [A, B], got " +
+                       std::to_string(sources.size()));
+    }
+    const std::int64_t want_a = layer.nifm * layer.sifm.size() * layer.nhead;
+    const std::int64_t want_b = layer.nifm * layer.nofm * layer.nhead;
+    const std::int64_t got_a = words(shape_of(sources[0]));
+    const std::int64_t got_b = words(shape_of(sources[1]));
+    if (got_a != want_a) {
+      throw InputError(where + "prevs: A ('" + net_.source_name(sources[0]) + "') has " +
+                       std::to_string(got_a) +
+                       " words per sample, the MatMul reads m*k*heads = " + std::to_string(want_a));
+    }
+    if (got_b != want_b) {
+      throw InputError(where + "prevs: B ('" + net_.source_name(sources[1]) + "') has " +
+                       std::to_string(got_b) +
+                       " words per sample, the MatMul reads k*n*heads = " + std::to_string(want_b));
+    }
+    return;
+  }
+  const bool same_heads = std::all_of(sources.begin(), sources.end(), [&](const LayerSource& s) {
+    return shape_of(s).nhead == layer.nhead;
+  });
+  if (!same_heads) {
+    // A change of head folding (e.g. the heads of attention x V back into the channels of
+    // the output projection) is a reshape through DRAM: the words must agree.
+    std::int64_t got = 0;
+    for (const auto& s : sources) {
+      const std::int64_t w = words(shape_of(s));
+      got = (w < 0 || got < 0 || w > limits::kMaxPerSampleSize) ? -1 : got + w;
+    }
+    const std::int64_t want = layer.nifm * layer.sifm.size() * layer.nhead;
+    if (got != want) {
+      throw InputError(where + "prevs: the predecessors hold " + std::to_string(got) +
+                       " words per sample, the layer reads nifm*sifm*heads = " +
+                       std::to_string(want) + " (a change of heads is a reshape)");
+    }
+    return;
+  }
+  std::int64_t sum_nofm = 0;
+  for (const auto& s : sources) {
+    const std::string& pname = net_.source_name(s);
+    const SourceShape p = shape_of(s);
+    if (!layer.is_valid_padding_sifm(p.sofm)) {
+      throw InputError(where + "sifm: predecessor '" + pname + "' has ofmap " +
+                       std::to_string(p.sofm.h) + "x" + std::to_string(p.sofm.w) +
+                       ", not a valid (padded) input for ofmap " + std::to_string(layer.sofm.h) +
+                       "x" + std::to_string(layer.sofm.w) + " with input " +
+                       std::to_string(layer.sifm.h) + "x" + std::to_string(layer.sifm.w));
+    }
+    sum_nofm += p.nofm;
+  }
+  if (sum_nofm != layer.nifm) {
+    throw InputError(where + "nifm: " + std::to_string(layer.nifm) +
+                     " does not equal the predecessors' total nofm " + std::to_string(sum_nofm));
+  }
+}
+
 NetworkBuilder& NetworkBuilder::add(std::string name, Layer layer, std::vector<std::string> prevs) {
   const std::string where = "layer '" + name + "': ";
   if (name.empty()) throw InputError("layer: name: must not be empty");
@@ -107,38 +188,7 @@ NetworkBuilder& NetworkBuilder::add(std::string name, Layer layer, std::vector<s
   } else {
     for (const auto& p : prevs) sources.push_back(resolve(name, p));
   }
-  std::int64_t sum_nofm = 0;
-  for (const auto& s : sources) {
-    const std::string& pname = net_.source_name(s);
-    std::int64_t p_nofm = 0;
-    PhyDim2 p_sofm;
-    switch (s.kind) {
-      case LayerSource::Kind::NetworkInput:
-        p_nofm = net_.input_.nofm;
-        p_sofm = net_.input_.sofm;
-        break;
-      case LayerSource::Kind::External:
-        p_nofm = net_.externals_[s.index].nofm;
-        p_sofm = net_.externals_[s.index].sofm;
-        break;
-      case LayerSource::Kind::Layer:
-        p_nofm = net_.layers_[s.index].nofm;
-        p_sofm = net_.layers_[s.index].sofm;
-        break;
-    }
-    if (!layer.is_valid_padding_sifm(p_sofm)) {
-      throw InputError(where + "sifm: predecessor '" + pname + "' has ofmap " +
-                       std::to_string(p_sofm.h) + "x" + std::to_string(p_sofm.w) +
-                       ", not a valid (padded) input for ofmap " + std::to_string(layer.sofm.h) +
-                       "x" + std::to_string(layer.sofm.w) + " with input " +
-                       std::to_string(layer.sifm.h) + "x" + std::to_string(layer.sifm.w));
-    }
-    sum_nofm += p_nofm;
-  }
-  if (sum_nofm != layer.nifm) {
-    throw InputError(where + "nifm: " + std::to_string(layer.nifm) +
-                     " does not equal the predecessors' total nofm " + std::to_string(sum_nofm));
-  }
+  check_prevs(where, layer, sources);
   const std::size_t idx = net_.layers_.size();
   for (const auto& s : sources) {
     if (s.kind != LayerSource::Kind::Layer) continue;

@@ -74,6 +74,9 @@ class Network {
 /// Builds a Network layer by layer, with the reference's checks (nn_dataflow Network.add and
 /// _check_prevs): unique names; every predecessor exists; every predecessor's ofmap size is a
 /// valid (padded) input of the layer; the predecessors' nofm add up to the layer's nifm.
+/// Transformer kinds (docs/transformers.md): a MatMul has exactly two predecessors [A, B] whose
+/// words per sample equal m*k*heads and k*n*heads; a layer whose heads differ from a
+/// predecessor's reads a reshaped view, so only the words per sample must agree.
 /// Errors are InputError naming the layer and the field.
 class NetworkBuilder {
  public:
@@ -89,7 +92,16 @@ class NetworkBuilder {
   static constexpr std::string_view kNetworkInput = "__INPUT__";
 
  private:
+  // What a source provides per sample of the network.
+  struct SourceShape {
+    std::int64_t nofm = 0;
+    PhyDim2 sofm;
+    std::int64_t nhead = 1;
+  };
   LayerSource resolve(const std::string& layer_name, const std::string& prev) const;
+  SourceShape shape_of(const LayerSource& s) const;
+  void check_prevs(const std::string& where, const Layer& layer,
+                   const std::vector<LayerSource>& sources) const;
   Network net_;
 };
 

@@ -1,6 +1,7 @@
 // The network-run entry point (see run_network.hpp).
 #include "schedule/run_network.hpp"
 
+#include "core/errors.hpp"
 #include "schedule/resource_builder.hpp"
 #include "schedule/segment_filter.hpp"
 
@@ -11,6 +12,15 @@ NetworkSearchResult run_network(const model::Network& net, const mapping::Resour
                                 const search::LayerStrategy& strategy,
                                 const model::SearchOptions& options, std::int64_t batch,
                                 const RunControls& controls) {
+  // Step 1 of issue 20 lands the transformer kinds in the model; their pricing follows
+  // (docs/transformers.md). Until then a network with them is refused, never mispriced.
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    if (net.layer(i).is_transformer_kind()) {
+      throw InputError("layer '" + net.layer_name(i) +
+                       "': type: " + std::string(model::type_name(net.layer(i).type)) +
+                       " layers are not scheduled yet (docs/transformers.md)");
+    }
+  }
   const search::InterLayerPruning pruning = strategy.inter_layer_pruning();
   NetworkSearchOptions nso;
   nso.options = options;

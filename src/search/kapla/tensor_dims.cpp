@@ -9,12 +9,16 @@ KindClass kind_class(const model::Layer& layer) {
   switch (layer.type) {
     case LayerType::Conv:
     case LayerType::FC:
+    case LayerType::MatMul:
       return KindClass::Conv;
     case LayerType::DWConv:
       return KindClass::DwConv;
     case LayerType::LocalRegion:
     case LayerType::Pooling:
     case LayerType::Eltwise:
+    case LayerType::Softmax:
+    case LayerType::LayerNorm:
+    case LayerType::GELU:
       return KindClass::Local;
     case LayerType::ConvBackAct:
     case LayerType::FCBackAct:

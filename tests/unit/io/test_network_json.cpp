@@ -350,6 +350,34 @@ TEST(NetworkJson, PrevsDefaultsAndInputMarker) {
   EXPECT_EQ(net.layer(3).sifm, (PhyDim2{8, 8}));
 }
 
+TEST(NetworkJson, TransformerKindsAndTheirKeys) {
+  TempDir dir;
+  const auto file = dir.write("attn.json", R"({"name": "attn", "source": "test",
+      "input": {"nofm": 16, "sofm": [1, 8]},
+      "externals": [{"name": "k_cache", "nofm": 16, "sofm": [1, 8]}],
+      "layers": [
+        {"name": "ln", "type": "LayerNorm", "nofm": 16, "sofm": [1, 8]},
+        {"name": "qk", "type": "MatMul", "m": 8, "k": 4, "n": 8, "heads": 4,
+         "prevs": ["ln", "k_cache"]},
+        {"name": "sm", "type": "Softmax", "nofm": 8, "sofm": [1, 8], "heads": 4},
+        {"name": "g", "type": "GELU", "nofm": 8, "sofm": [1, 8], "heads": 4}]})");
+  const model::Network net = load_network_file(file);
+  ASSERT_EQ(net.size(), 4u);
+  EXPECT_EQ(net.layer(0).type, model::LayerType::LayerNorm);
+  EXPECT_EQ(net.layer(1), model::make_matmul(8, 4, 8, 4));
+  EXPECT_EQ(net.layer(2), model::make_softmax(8, {1, 8}, 4));
+  EXPECT_EQ(net.layer(3).nhead, 4);
+  // MatMul takes m, k, n and heads, not the filter kinds' keys.
+  EXPECT_NE(load_error(dir, network_text(R"({"name": "mm", "type": "MatMul", "m": 8, "k": 3,
+                                              "n": 8, "nifm": 3})"))
+                .find("layers[0].nifm: unknown key; allowed: name, type, m, k, n, heads, prevs"),
+            std::string::npos);
+  EXPECT_NE(load_error(dir, network_text(R"({"name": "sm", "type": "Softmax", "nofm": 3,
+                                              "sofm": 8, "heads": 0})"))
+                .find("layers[0].heads: must be positive, got 0"),
+            std::string::npos);
+}
+
 TEST(NetworkJson, DocumentKind) {
   EXPECT_TRUE(is_network_document(json::parse(R"({"layers": []})")));
   EXPECT_FALSE(is_network_document(json::parse(R"({"nodes": [1, 1]})")));

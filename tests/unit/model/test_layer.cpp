@@ -89,5 +89,71 @@ TEST(Layer, DescribeUsesTheReferenceConstructor) {
   EXPECT_EQ(describe(make_eltwise(256, {56, 56}, 2)), "EltwiseLayer(256, 56, 2)");
 }
 
+// --- Transformer kinds (docs/transformers.md) ----------------------------------------------
+
+TEST(Layer, MatMulIsAnFcOverMPositionsWithHeadsAsSamples) {
+  // BERT-base Q x K^T at sequence 128: 12 heads of (128 x 64) x (64 x 128).
+  const Layer l = make_matmul(128, 64, 128, 12);
+  EXPECT_EQ(l.type, LayerType::MatMul);
+  EXPECT_EQ(l.nifm, 64);
+  EXPECT_EQ(l.nofm, 128);
+  EXPECT_EQ(l.sofm, (PhyDim2{1, 128}));
+  EXPECT_EQ(l.sifm, (PhyDim2{1, 128}));
+  EXPECT_EQ(l.sfil, (PhyDim2{1, 1}));
+  EXPECT_EQ(l.nhead, 12);
+  EXPECT_TRUE(l.has_filter());
+  EXPECT_TRUE(l.is_matmul());
+  EXPECT_TRUE(l.is_transformer_kind());
+  EXPECT_EQ(l.input_passes(), 1);
+  // b * h * m * n * k.
+  EXPECT_EQ(l.total_ops(1), 12LL * 128 * 128 * 64);
+  EXPECT_EQ(l.total_ops(64), 64LL * 12 * 128 * 128 * 64);
+  // The weight role of one head of one sample.
+  EXPECT_EQ(l.total_filter_size(), 64LL * 128);
+  EXPECT_EQ(describe(l), "MatMulLayer(m=128, k=64, n=128, heads=12)");
+}
+
+TEST(Layer, RowReductionsAndGeluCountTheirDocumentedOps) {
+  const Layer s = make_softmax(128, {1, 128}, 12);
+  EXPECT_EQ(s.nifm, 128);
+  EXPECT_EQ(s.sifm, (PhyDim2{1, 128}));
+  EXPECT_TRUE(s.is_local_region());
+  EXPECT_TRUE(s.is_row_reduction());
+  EXPECT_EQ(s.input_passes(), 2);
+  EXPECT_EQ(s.ops_per_element(), 5);
+  EXPECT_EQ(s.total_ops(2), 2LL * 12 * 128 * 128 * 5);
+  const Layer n = make_layernorm(768, {1, 128});
+  EXPECT_TRUE(n.is_row_reduction());
+  EXPECT_EQ(n.total_ops(1), 768LL * 128 * 5);
+  const Layer g = make_gelu(3072, {1, 128});
+  EXPECT_FALSE(g.is_row_reduction());
+  EXPECT_EQ(g.input_passes(), 1);
+  EXPECT_EQ(g.total_ops(1), 3072LL * 128);
+  EXPECT_EQ(describe(g), "GELULayer(3072, (1, 128), heads=1)");
+  // The nn_dataflow kinds are unchanged.
+  EXPECT_EQ(make_eltwise(256, {56, 56}, 2).ops_per_element(), 1);
+  EXPECT_EQ(make_eltwise(256, {56, 56}, 2).nhead, 1);
+}
+
+TEST(Layer, TransformerKindsNameTheBadField) {
+  auto message = [](auto&& make) {
+    try {
+      make();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { make_matmul(0, 64, 128); }), "m: must be positive, got 0");
+  EXPECT_EQ(message([] { make_matmul(128, -1, 128); }), "k: must be positive, got -1");
+  EXPECT_EQ(message([] { make_matmul(128, 64, 128, 0); }), "heads: must be positive, got 0");
+  EXPECT_EQ(message([] { make_softmax(128, {1, 0}); }).rfind("sofm: must be positive", 0), 0u);
+  // Heads multiply the per-sample sizes: 2^20 heads of 2^20 channels are refused.
+  EXPECT_NE(message([] {
+              make_gelu(1 << 20, {1, 64}, 1 << 20);
+            }).find("per sample exceed"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kapla::model

@@ -62,5 +62,88 @@ TEST(Network, RejectsUnknownAndDuplicateNames) {
   EXPECT_THROW(b.add("b", make_conv(4, 4, {8, 8}, {1, 1}), {"nope"}), InputError);
 }
 
+// --- Transformer kinds (docs/transformers.md §4) -------------------------------------------
+
+// One attention head group: Q, K, V projections, scores, softmax, context, output projection.
+NetworkBuilder attention(std::int64_t s, std::int64_t d, std::int64_t h) {
+  NetworkBuilder b("attn", "test", {"", d, {1, s}});
+  b.add("q", make_conv(d, d, {1, s}, {1, 1}), {std::string(NetworkBuilder::kNetworkInput)});
+  b.add("k", make_conv(d, d, {1, s}, {1, 1}), {std::string(NetworkBuilder::kNetworkInput)});
+  b.add("v", make_conv(d, d, {1, s}, {1, 1}), {std::string(NetworkBuilder::kNetworkInput)});
+  b.add("qk", make_matmul(s, d / h, s, h), {"q", "k"});
+  b.add("sm", make_softmax(s, {1, s}, h), {"qk"});
+  b.add("av", make_matmul(s, s, d / h, h), {"sm", "v"});
+  b.add("o", make_conv(d, d, {1, s}, {1, 1}), {"av"});
+  return b;
+}
+
+TEST(Network, AttentionBlockChecksOperandWords) {
+  const Network n = std::move(attention(8, 16, 4)).build();
+  ASSERT_EQ(n.size(), 7u);
+  const auto qk = *n.find("qk");
+  ASSERT_EQ(n.prevs(qk).size(), 2u);
+  EXPECT_EQ(n.source_name(n.prevs(qk)[0]), "q");
+  EXPECT_EQ(n.source_name(n.prevs(qk)[1]), "k");
+  EXPECT_EQ(n.nexts(*n.find("k")), (std::vector<std::size_t>{qk}));
+  // 3 projections + output projection 4*s*d^2, scores and context 2*s^2*d, softmax 5*h*s^2.
+  EXPECT_EQ(n.total_ops(1), 4 * 8 * 16 * 16 + 2 * 8 * 8 * 16 + 5 * 4 * 8 * 8);
+}
+
+TEST(Network, MatMulNeedsTwoOperandsOfTheRightSize) {
+  auto error_of = [](auto&& f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  {
+    NetworkBuilder b("bad", "test", {"", 16, {1, 8}});
+    EXPECT_EQ(error_of([&] { b.add("qk", make_matmul(8, 4, 8, 4)); }),
+              "layer 'qk': prevs: a MatMul takes exactly two predecessors [A, B], got 1");
+  }
+  {
+    NetworkBuilder b("bad", "test", {"", 16, {1, 8}});
+    b.add_external({"kc", 16, {1, 9}});
+    // B holds 16 * 9 words per sample; k * n * heads = 4 * 8 * 4 = 128.
+    EXPECT_EQ(
+        error_of([&] {
+          b.add("qk", make_matmul(8, 4, 8, 4), {std::string(NetworkBuilder::kNetworkInput), "kc"});
+        }),
+        "layer 'qk': prevs: B ('kc') has 144 words per sample, the MatMul reads k*n*heads "
+        "= 128");
+    EXPECT_EQ(error_of([&] {
+                b.add("qk", make_matmul(8, 3, 8, 4), {"kc", "kc"});
+              }),
+              "layer 'qk': prevs: A ('kc') has 144 words per sample, the MatMul reads m*k*heads "
+              "= 96");
+  }
+  {
+    // A change of heads is a reshape: the words must agree.
+    NetworkBuilder b = attention(8, 16, 4);
+    EXPECT_EQ(error_of([&] {
+                b.add("o2", make_conv(8, 16, {1, 8}, {1, 1}), {"av"});
+              }),
+              "layer 'o2': prevs: the predecessors hold 128 words per sample, the layer reads "
+              "nifm*sifm*heads = 64 (a change of heads is a reshape)");
+  }
+}
+
+TEST(Network, KvCacheIsAnExternalOperand) {
+  // GPT-2-like decode of one token over a 32-token cache, 4 heads of 4: Q x K^T reads the
+  // cached keys (4 heads x 4 x 32) as B.
+  NetworkBuilder b("decode", "test", {"", 16, {1, 1}});
+  b.add_external({"k_cache", 16, {1, 32}});
+  b.add_external({"v_cache", 16, {1, 32}});
+  b.add("q", make_conv(16, 16, {1, 1}, {1, 1}));
+  b.add("qk", make_matmul(1, 4, 32, 4), {"q", "k_cache"});
+  b.add("sm", make_softmax(32, {1, 1}, 4));
+  b.add("av", make_matmul(1, 32, 4, 4), {"sm", "v_cache"});
+  const Network n = std::move(b).build();
+  EXPECT_EQ(n.prevs(*n.find("qk"))[1].kind, LayerSource::Kind::External);
+  EXPECT_EQ(n.layer(*n.find("av")).total_ops(1), 4 * 1 * 4 * 32);
+}
+
 }  // namespace
 }  // namespace kapla::model

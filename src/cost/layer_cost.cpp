@@ -5,6 +5,31 @@
 
 namespace kapla::cost {
 
+CostInputs cost_inputs(const LoopBlockingEval& lbs) {
+  KAPLA_ASSERT(lbs.valid(), "cost_inputs: the scheme is invalid");
+  CostInputs in;
+  in.ops = lbs.ops;
+  in.access_cost = lbs.access_cost;
+  in.time = lbs.time();
+  for (auto d : all_values<DataCategory>()) {
+    in.node_nhops[d] = lbs.noc_access[d];
+    in.top_fetch[d] = static_cast<double>(lbs.fetch[0][d]);
+  }
+  return in;
+}
+
+// The evaluation order is the reference's (nn_dataflow-spec §3.2): the hops summed over the
+// categories, then ((op + access) + noc) + static.
+CostTime cost_and_time(const CostInputs& in, const PerDataCategory<double>& unit_nhops,
+                       const model::UnitCosts& costs) {
+  double s_total = 0;
+  for (auto d : all_values<DataCategory>())
+    s_total += in.node_nhops[d] + unit_nhops[d] * in.top_fetch[d];
+  const double cost_static = costs.idl_unit * in.time;
+  return {((costs.mac_op * in.ops + in.access_cost) + costs.noc_hop * s_total) + cost_static,
+          in.time};
+}
+
 LayerCost layer_cost(const LoopBlockingEval& lbs, const PerDataCategory<double>& unit_nhops,
                      const model::UnitCosts& costs) {
   KAPLA_ASSERT(lbs.valid(), "layer_cost: the scheme is invalid");
@@ -36,7 +61,7 @@ LayerCost layer_cost(const LoopBlockingEval& lbs, const PerDataCategory<double>&
   r.cost_sram = sums[MemLevel::Gbuf] * costs.mem_hier[MemLevel::Gbuf];
   r.cost_itcn = sums[MemLevel::Itcn] * costs.mem_hier[MemLevel::Itcn];
   r.cost_regf = sums[MemLevel::Regf] * costs.mem_hier[MemLevel::Regf];
-  r.cost = ((r.cost_op + r.cost_access) + r.cost_noc) + r.cost_static;
+  r.cost = cost_and_time(cost_inputs(lbs), unit_nhops, costs).cost;
   r.total_node_time =
       static_cast<double>(lbs.proc_time > lbs.bus_time ? lbs.proc_time : lbs.bus_time);
   double remote = 0;

@@ -33,6 +33,27 @@ struct LayerCost {
   double total_noc_hops = 0;
 };
 
+/// The few numbers of a valid evaluation that a layer's total cost and time depend on, once
+/// the partition's unit NoC hops are known: a search that prices one scheme under several
+/// ifmap layouts or constraints can keep these instead of the whole evaluation.
+struct CostInputs {
+  double ops = 0;
+  double access_cost = 0;
+  double time = 0;                       // max(proc, bus, dram)
+  PerDataCategory<double> node_nhops{};  // buffer-sharing traffic (noc_access)
+  PerDataCategory<double> top_fetch{};   // fetch[0] (after pinning)
+};
+CostInputs cost_inputs(const LoopBlockingEval& lbs);
+
+/// A layer's total cost and time (LayerCost::cost and time): layer_cost computes its `cost`
+/// with this function, so a search's score and the layer result are the same numbers.
+struct CostTime {
+  double cost = 0;
+  double time = 0;
+};
+CostTime cost_and_time(const CostInputs& in, const PerDataCategory<double>& unit_nhops,
+                       const model::UnitCosts& costs);
+
 /// Assembles the result of a VALID scheme (InternalError otherwise) given the partition's unit
 /// NoC hops (mapping::unit_nhops_to_proc_region).
 LayerCost layer_cost(const LoopBlockingEval& lbs, const PerDataCategory<double>& unit_nhops,

@@ -145,13 +145,10 @@ void calc_stats(LoopBlockingEval& ev, const NestedLoopDesc& nld, const mapping::
   ev.access_cost = acc;
 }
 
-}  // namespace
-
-LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlocking& blocking,
-                                        const mapping::Resource& resource,
-                                        const mapping::BufShrScheme& bufshr,
-                                        const model::SearchOptions& options,
-                                        const model::UnitCosts& costs) {
+LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blocking,
+                          const mapping::Resource& resource, const mapping::BufShrScheme& bufshr,
+                          const model::SearchOptions& options, const model::UnitCosts& costs,
+                          bool sweep) {
   LoopBlockingEval ev;
   ev.blocking = blocking;
   std::int64_t lcnt = 1;
@@ -216,7 +213,7 @@ LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlo
   if (over_capacity(ev, nld, resource)) return reject(InvalidReason::CapacityFinal);
 
   ev.num_nodes = resource.proc_region.dim.size();
-  if (options.hw_gbuf_sharing) detail::apply_bufshr(ev, nld, resource, bufshr);
+  if (options.hw_gbuf_sharing && sweep) detail::apply_bufshr(ev, nld, resource, bufshr);
   if (options.hw_access_forwarding || options.hw_gbuf_sharing)
     for (auto d : all_values<DataCategory>()) ev.accfwd_reduction[d] = bufshr.size(d);
   // Filter pinning (§7.4 step 11; the fork never pins a read-write filter).
@@ -233,6 +230,25 @@ LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlo
   record_sizes(ev, nld);
   calc_stats(ev, nld, resource, costs);
   return ev;
+}
+
+}  // namespace
+
+LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlocking& blocking,
+                                        const mapping::Resource& resource,
+                                        const mapping::BufShrScheme& bufshr,
+                                        const model::SearchOptions& options,
+                                        const model::UnitCosts& costs) {
+  return evaluate(nld, blocking, resource, bufshr, options, costs, true);
+}
+
+LoopBlockingEval evaluate_loop_blocking_unswept(const NestedLoopDesc& nld,
+                                                const LoopBlocking& blocking,
+                                                const mapping::Resource& resource,
+                                                const mapping::BufShrScheme& bufshr,
+                                                const model::SearchOptions& options,
+                                                const model::UnitCosts& costs) {
+  return evaluate(nld, blocking, resource, bufshr, options, costs, false);
 }
 
 }  // namespace kapla::cost

@@ -112,4 +112,17 @@ LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlo
                                         const model::SearchOptions& options,
                                         const model::UnitCosts& costs);
 
+/// evaluate_loop_blocking without the buffer-sharing sweep (apply_bufshr), for a cheap lower
+/// bound of a scheme's price: the sweep only chooses sharing subgroups and the GBUF-level
+/// order among those that change no fetch count, so validity, fetch counts, accesses, times
+/// and access_cost are the full evaluation's, and the sweep's NoC traffic (noc_access, >= 0:
+/// hop counts times rotation rounds and wide fetches) is left at 0. Equal to the full
+/// evaluation without options.hw_gbuf_sharing.
+LoopBlockingEval evaluate_loop_blocking_unswept(const NestedLoopDesc& nld,
+                                                const LoopBlocking& blocking,
+                                                const mapping::Resource& resource,
+                                                const mapping::BufShrScheme& bufshr,
+                                                const model::SearchOptions& options,
+                                                const model::UnitCosts& costs);
+
 }  // namespace kapla::cost

@@ -134,6 +134,32 @@ std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,
 
 // ---- FixedSchemeEvaluator ----------------------------------------------------------------
 
+struct FixedSchemeEvaluator::Setups {
+  struct Slot {
+    std::once_flag once;
+    PartitionSetup setup;
+  };
+  std::vector<mapping::PartitionScheme> parts;
+  std::unique_ptr<Slot[]> slots;
+};
+
+struct FixedSchemeEvaluator::Placements {
+  struct Slot {
+    std::once_flag once;
+    PartitionPlacement placement;
+  };
+  std::vector<PhyDim2> filter_nodes;
+  std::unique_ptr<Slot[]> slots;
+};
+
+FixedSchemeEvaluator::SharedPlacements FixedSchemeEvaluator::new_placements(
+    const LayerProblem& problem, std::size_t num_parts) {
+  auto out = std::make_shared<Placements>();
+  out->filter_nodes = mapping::filter_nodes(problem.resource.dram_region);
+  out->slots = std::make_unique<Placements::Slot[]>(num_parts);
+  return out;
+}
+
 FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem)
     : FixedSchemeEvaluator(problem, mapping::gen_partition(problem.layer, problem.batch,
                                                            problem.resource.proc_region.dim,
@@ -141,15 +167,26 @@ FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem)
 
 FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem,
                                            std::vector<mapping::PartitionScheme> parts)
-    : p_(&problem), cache_(std::make_shared<Cache>()) {
-  cache_->parts = std::move(parts);
-  cache_->filter_nodes = mapping::filter_nodes(problem.resource.dram_region);
-  cache_->slots = std::make_unique<Slot[]>(cache_->parts.size());
+    : p_(&problem), setups_(std::make_shared<Setups>()) {
+  setups_->parts = std::move(parts);
+  setups_->slots = std::make_unique<Setups::Slot[]>(setups_->parts.size());
+  placements_ = new_placements(problem, setups_->parts.size());
+}
+
+FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem, SharedSetups setups,
+                                           SharedPlacements placements)
+    : p_(&problem), setups_(std::move(setups)), placements_(std::move(placements)) {
+  KAPLA_ASSERT(setups_ != nullptr, "FixedSchemeEvaluator: no setups to share");
+  if (!placements_) placements_ = new_placements(problem, setups_->parts.size());
+}
+
+const std::vector<mapping::PartitionScheme>& FixedSchemeEvaluator::partitions() const {
+  return setups_->parts;
 }
 
 std::optional<std::size_t> FixedSchemeEvaluator::index_of(
     const mapping::PartitionScheme& part) const {
-  const auto& parts = cache_->parts;
+  const auto& parts = setups_->parts;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (parts[i] == part) return i;
   }
@@ -157,17 +194,17 @@ std::optional<std::size_t> FixedSchemeEvaluator::index_of(
 }
 
 const PartitionSetup& FixedSchemeEvaluator::setup(std::size_t i) const {
-  KAPLA_ASSERT(i < cache_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
-  Slot& s = cache_->slots[i];
-  std::call_once(s.setup_once, [&] { s.setup = setup_partition(*p_, cache_->parts[i]); });
+  KAPLA_ASSERT(i < setups_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
+  auto& s = setups_->slots[i];
+  std::call_once(s.once, [&] { s.setup = setup_partition(*p_, setups_->parts[i]); });
   return s.setup;
 }
 
 const PartitionPlacement& FixedSchemeEvaluator::placement(std::size_t i) const {
-  KAPLA_ASSERT(i < cache_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
-  Slot& s = cache_->slots[i];
-  std::call_once(s.placement_once, [&] {
-    s.placement = place_partition(*p_, cache_->parts[i], cache_->filter_nodes);
+  KAPLA_ASSERT(i < setups_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
+  auto& s = placements_->slots[i];
+  std::call_once(s.once, [&] {
+    s.placement = place_partition(*p_, setups_->parts[i], placements_->filter_nodes);
   });
   return s.placement;
 }
@@ -176,7 +213,45 @@ std::optional<LayerSchedule> FixedSchemeEvaluator::evaluate(std::size_t part_ind
                                                             const FixedScheme& s) const {
   const auto ev = evaluate_blocking(*p_, setup(part_index), s);
   if (!ev) return std::nullopt;
-  return schedule_of(*p_, cache_->parts[part_index], s.nld_index, *ev, placement(part_index));
+  return schedule_of(*p_, setups_->parts[part_index], s.nld_index, *ev, placement(part_index));
+}
+
+std::optional<cost::CostTime> FixedSchemeEvaluator::score(std::size_t part_index,
+                                                          const FixedScheme& s,
+                                                          bool on_chip) const {
+  const auto in = inputs(part_index, s);
+  if (!in) return std::nullopt;
+  return price(part_index, *in, on_chip);
+}
+
+std::optional<cost::CostTime> FixedSchemeEvaluator::score_bound(std::size_t part_index,
+                                                                const FixedScheme& s) const {
+  const auto in = inputs(part_index, s, false);
+  if (!in) return std::nullopt;
+  return price(part_index, *in, false);
+}
+
+cost::CostTime FixedSchemeEvaluator::price(std::size_t part_index, const cost::CostInputs& in,
+                                           bool on_chip) const {
+  return cost::cost_and_time(
+      in, on_chip ? PerDataCategory<double>{} : placement(part_index).unit_nhops, p_->costs);
+}
+
+std::optional<cost::CostInputs> FixedSchemeEvaluator::inputs(std::size_t part_index,
+                                                             const FixedScheme& s,
+                                                             bool sweep) const {
+  if (!p_->constraint.is_valid_top_bl(s.blocking.bl_ts[0], s.blocking.bl_ords[0])) {
+    return std::nullopt;
+  }
+  const auto& st = setup(part_index);
+  if (!nld_in_range(st, s)) return std::nullopt;
+  const auto& nld = st.map.nlds[static_cast<std::size_t>(s.nld_index)];
+  const auto ev = sweep ? cost::evaluate_loop_blocking(nld, s.blocking, p_->resource, st.bufshr,
+                                                       p_->options, p_->costs)
+                        : cost::evaluate_loop_blocking_unswept(nld, s.blocking, p_->resource,
+                                                               st.bufshr, p_->options, p_->costs);
+  if (!ev.valid()) return std::nullopt;
+  return cost::cost_inputs(ev);
 }
 
 }  // namespace kapla::pricing

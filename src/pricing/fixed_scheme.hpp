@@ -114,29 +114,35 @@ std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,
 /// The fixed-scheme evaluator of one LayerProblem over a list of partitions (by default B's,
 /// mapping::gen_partition with guaranteed = true), with each partition's setup and placement
 /// computed once on first use (std::call_once: thread-safe; the values do not depend on the
-/// thread). The problem must outlive the evaluator; copies share the cache.
+/// thread). The problem must outlive the evaluator; copies share the caches.
 class FixedSchemeEvaluator {
  public:
   explicit FixedSchemeEvaluator(const LayerProblem& problem);
   FixedSchemeEvaluator(const LayerProblem& problem, std::vector<mapping::PartitionScheme> parts);
 
  private:
-  struct Cache;
+  struct Setups;
+  struct Placements;
 
  public:
-  /// The partitions with their setups and placements (computed once, on first use). They do not
-  /// depend on the problem's constraint or sched_seq, so evaluators of problems that differ
-  /// only in those may share them (K solves one layer under many constraints of a segment).
-  using SharedSetups = std::shared_ptr<Cache>;
-  SharedSetups shared_setups() const { return cache_; }
+  /// The partitions and their setups: they depend on neither the problem's ifmap layout nor
+  /// its constraint or sched_seq, so evaluators of problems that differ only in those may
+  /// share them (K solves one layer under many constraints and layouts).
+  using SharedSetups = std::shared_ptr<Setups>;
+  /// The partitions' placements: they depend on the ifmap layout but not on the constraint
+  /// or sched_seq.
+  using SharedPlacements = std::shared_ptr<Placements>;
+  SharedSetups shared_setups() const { return setups_; }
+  SharedPlacements shared_placements() const { return placements_; }
   /// An evaluator of `problem` over `setups` made for a problem equal to it but for the
-  /// constraint and sched_seq (the caller's promise: pricing::problem_key of both, with the
-  /// layout and without the constraint, are equal).
-  FixedSchemeEvaluator(const LayerProblem& problem, SharedSetups setups)
-      : p_(&problem), cache_(std::move(setups)) {}
+  /// layout, constraint and sched_seq, and over `placements` (null: new ones) made for one
+  /// equal to it but for the constraint and sched_seq (the caller's promise: pricing::
+  /// problem_key of both without the constraint are equal, without resp. with the layout).
+  FixedSchemeEvaluator(const LayerProblem& problem, SharedSetups setups,
+                       SharedPlacements placements);
 
   const LayerProblem& problem() const { return *p_; }
-  const std::vector<mapping::PartitionScheme>& partitions() const { return cache_->parts; }
+  const std::vector<mapping::PartitionScheme>& partitions() const;
   /// The index of `part` in partitions(), or nullopt.
   std::optional<std::size_t> index_of(const mapping::PartitionScheme& part) const;
   const PartitionSetup& setup(std::size_t part_index) const;
@@ -144,21 +150,28 @@ class FixedSchemeEvaluator {
   const PartitionPlacement& placement(std::size_t part_index) const;
   /// The layer result of scheme `s` of partition `part_index`, or nullopt if it is invalid.
   std::optional<LayerSchedule> evaluate(std::size_t part_index, const FixedScheme& s) const;
+  /// evaluate()'s total cost and time, or with `on_chip` those without the placement's NoC
+  /// hops (unit hops 0), from inputs() (no layer result is built); nullopt if the scheme is
+  /// invalid.
+  std::optional<cost::CostTime> score(std::size_t part_index, const FixedScheme& s,
+                                      bool on_chip) const;
+  /// A lower bound of score(part_index, s, false), cheap: the same with the loop-blocking
+  /// evaluation's buffer-sharing sweep left out (cost::evaluate_loop_blocking_unswept). Its
+  /// time is score()'s time and its cost is at most score()'s cost (every term the sweep
+  /// adds is >= 0 and the sums round monotonically); nullopt exactly when score() is.
+  std::optional<cost::CostTime> score_bound(std::size_t part_index, const FixedScheme& s) const;
+  /// The cost inputs of scheme `s` of partition `part_index` (evaluate()'s price is
+  /// cost::cost_and_time of them with the placement's unit hops), or nullopt if the scheme is
+  /// invalid; with `sweep` false, those of the evaluation without the buffer-sharing sweep.
+  std::optional<cost::CostInputs> inputs(std::size_t part_index, const FixedScheme& s,
+                                         bool sweep = true) const;
 
  private:
-  struct Slot {
-    std::once_flag setup_once;
-    std::once_flag placement_once;
-    PartitionSetup setup;
-    PartitionPlacement placement;
-  };
-  struct Cache {  // declared above
-    std::vector<mapping::PartitionScheme> parts;
-    std::vector<PhyDim2> filter_nodes;
-    std::unique_ptr<Slot[]> slots;
-  };
+  cost::CostTime price(std::size_t part_index, const cost::CostInputs& in, bool on_chip) const;
+  static SharedPlacements new_placements(const LayerProblem& problem, std::size_t num_parts);
   const LayerProblem* p_;
-  std::shared_ptr<Cache> cache_;
+  SharedSetups setups_;
+  SharedPlacements placements_;
 };
 
 }  // namespace kapla::pricing

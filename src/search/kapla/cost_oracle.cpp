@@ -6,7 +6,6 @@
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
-#include "cost/layer_cost.hpp"
 
 namespace kapla::search::kapla {
 
@@ -29,8 +28,9 @@ NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer)
 CostOracle::CostOracle(const pricing::LayerProblem& problem) : eval_(problem) { index_parts(); }
 
 CostOracle::CostOracle(const pricing::LayerProblem& problem,
-                       pricing::FixedSchemeEvaluator::SharedSetups setups)
-    : eval_(problem, std::move(setups)) {
+                       pricing::FixedSchemeEvaluator::SharedSetups setups,
+                       pricing::FixedSchemeEvaluator::SharedPlacements placements)
+    : eval_(problem, std::move(setups), std::move(placements)) {
   index_parts();
 }
 
@@ -105,21 +105,32 @@ std::optional<pricing::LayerSchedule> CostOracle::schedule(const CanonicalScheme
                         pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
 }
 
+// Both prices come from the evaluator's score(), which remembers each scheme's loop-blocking
+// figures across the oracles sharing its setups; they equal the layer result's cost and time.
 std::optional<Score> CostOracle::evaluate(const CanonicalScheme& s) const {
-  const auto r = schedule(s);
-  if (!r) return std::nullopt;
-  return Score{r->cost, r->time};
+  return score(s, false);
 }
 
 std::optional<Score> CostOracle::evaluate_on_chip(const CanonicalScheme& s) const {
+  return score(s, true);
+}
+
+std::optional<Score> CostOracle::evaluate_bound(const CanonicalScheme& s) const {
   const auto i = index_of(s.part);
   KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
-  const auto ev = pricing::evaluate_blocking(
-      eval_.problem(), eval_.setup(*i),
-      pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
-  if (!ev) return std::nullopt;
-  const auto lc = cost::layer_cost(*ev, PerDataCategory<double>{}, eval_.problem().costs);
-  return Score{lc.cost, lc.time};
+  const auto ct = eval_.score_bound(
+      *i, pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
+  if (!ct) return std::nullopt;
+  return Score{ct->cost, ct->time};
+}
+
+std::optional<Score> CostOracle::score(const CanonicalScheme& s, bool on_chip) const {
+  const auto i = index_of(s.part);
+  KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
+  const auto ct = eval_.score(
+      *i, pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}}, on_chip);
+  if (!ct) return std::nullopt;
+  return Score{ct->cost, ct->time};
 }
 
 }  // namespace kapla::search::kapla

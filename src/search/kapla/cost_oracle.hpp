@@ -11,23 +11,29 @@
 
 #include "cost/map_strategy.hpp"
 #include "pricing/fixed_scheme.hpp"
+#include "search/kapla/bound_pricer.hpp"
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 #include "search/strategy.hpp"
 
 namespace kapla::search::kapla {
 
-class CostOracle final : public LayerOracle, public OnChipPricer {
+class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPricer {
  public:
   explicit CostOracle(const pricing::LayerProblem& problem);
-  /// The same over partition setups (mapping, buffer sharing, placement) shared with the
-  /// oracles of problems that differ from this one only in the constraint and sched_seq,
-  /// which never enter them (pricing::FixedSchemeEvaluator::SharedSetups).
+  /// The same over partition setups (mapping, buffer sharing, remembered scores) shared with
+  /// the oracles of problems that differ from this one only in the layout, constraint and
+  /// sched_seq, and placements shared with those that differ only in the constraint and
+  /// sched_seq (null: its own); neither enters them (pricing::FixedSchemeEvaluator).
   CostOracle(const pricing::LayerProblem& problem,
-             pricing::FixedSchemeEvaluator::SharedSetups setups);
-  /// The partition setups, to share with such oracles.
+             pricing::FixedSchemeEvaluator::SharedSetups setups,
+             pricing::FixedSchemeEvaluator::SharedPlacements placements);
+  /// What such oracles may share.
   pricing::FixedSchemeEvaluator::SharedSetups shared_setups() const {
     return eval_.shared_setups();
+  }
+  pricing::FixedSchemeEvaluator::SharedPlacements shared_placements() const {
+    return eval_.shared_placements();
   }
 
   const model::Layer& layer() const override { return eval_.problem().layer; }
@@ -41,6 +47,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer {
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override;
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
+  std::optional<Score> evaluate_bound(const CanonicalScheme& s) const override;
 
   /// The full layer result of a canonical scheme (what the strategy returns).
   std::optional<pricing::LayerSchedule> schedule(const CanonicalScheme& s) const;
@@ -48,6 +55,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer {
   cost::MapResult map(const mapping::PartitionScheme& part) const;
 
  private:
+  std::optional<Score> score(const CanonicalScheme& s, bool on_chip) const;
   /// Index of `part` in B's list: K asks for every priced scheme, so it is hashed, not scanned.
   std::optional<std::size_t> index_of(const mapping::PartitionScheme& part) const;
   using PartKey = std::array<std::int64_t, 12>;

@@ -1,9 +1,12 @@
 // Strategy S's search (kapla-spec.md §5.2 over the lowered space; see docs/kapla.md).
 #include "search/kapla/exhaustive.hpp"
 
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/math.hpp"
+#include "search/kapla/bound_pricer.hpp"
 
 namespace kapla::search::kapla {
 
@@ -23,13 +26,6 @@ bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>
 
 namespace {
 
-struct PartResult {
-  std::optional<CanonicalScheme> scheme;
-  Score score;
-  std::int64_t evaluated = 0;
-  std::int64_t fit_fail = 0;
-};
-
 // Factorizations of `cnt` into (top, gbuf, regf) whose top matches the constraint.
 std::vector<std::vector<std::int64_t>> factors(std::int64_t cnt, std::int64_t top) {
   auto all = factorize(cnt, 3);
@@ -40,18 +36,30 @@ std::vector<std::vector<std::int64_t>> factors(std::int64_t cnt, std::int64_t to
   return out;
 }
 
-PartResult search_partition(const LayerOracle& o, const mapping::PartitionScheme& part,
-                            model::Goal goal) {
-  PartResult r;
+}  // namespace
+
+std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionScheme& part,
+                             const std::function<void(const CanonicalScheme&)>& visit) {
+  std::int64_t fit_fail = 0;
   const auto nests = o.nests(part);
   const auto orders = loop_orders();
   const auto top = o.top_constraint();
+  // The nests of a partition mostly share their loop counts: factorize each count once.
+  std::vector<std::pair<std::int64_t, std::vector<std::vector<std::int64_t>>>> seen[3];
+  auto factors_of = [&](LoopDim l,
+                        std::int64_t cnt) -> const std::vector<std::vector<std::int64_t>>& {
+    auto& v = seen[static_cast<std::size_t>(l)];
+    for (const auto& [c, f] : v)
+      if (c == cnt) return f;
+    v.emplace_back(cnt, factors(cnt, top[l]));
+    return v.back().second;
+  };
   for (std::size_t ni = 0; ni < nests.size(); ++ni) {
     const auto& n = nests[ni];
     const auto cap = o.capacity(part, static_cast<int>(ni));
-    const auto fi = factors(n.loopcnt[LoopDim::Ifm], top[LoopDim::Ifm]);
-    const auto fo = factors(n.loopcnt[LoopDim::Ofm], top[LoopDim::Ofm]);
-    const auto fb = factors(n.loopcnt[LoopDim::Bat], top[LoopDim::Bat]);
+    const auto& fi = factors_of(LoopDim::Ifm, n.loopcnt[LoopDim::Ifm]);
+    const auto& fo = factors_of(LoopDim::Ofm, n.loopcnt[LoopDim::Ofm]);
+    const auto& fb = factors_of(LoopDim::Bat, n.loopcnt[LoopDim::Bat]);
     for (const auto& a : fi)
       for (const auto& b : fo)
         for (const auto& c : fb) {
@@ -61,7 +69,7 @@ PartResult search_partition(const LayerOracle& o, const mapping::PartitionScheme
           for (std::size_t k = 0; k < 3; ++k)
             s.blocking.bl_ts[k] = PerLoopDim<std::int64_t>{{a[k], b[k], c[k]}};
           if (!fits(n, s.blocking, cap)) {
-            ++r.fit_fail;
+            ++fit_fail;
             continue;
           }
           for (const auto& o0 : orders) {
@@ -69,16 +77,41 @@ PartResult search_partition(const LayerOracle& o, const mapping::PartitionScheme
             for (const auto& o1 : orders) {
               if (!is_canonical_order(s.blocking.bl_ts[1], o1)) continue;
               s.blocking.bl_ords = {o0, o1};
-              ++r.evaluated;
-              const auto sc = o.evaluate(s);
-              if (sc && (!r.scheme || better(*sc, r.score, goal))) {
-                r.scheme = s;
-                r.score = *sc;
-              }
+              visit(s);
             }
           }
         }
   }
+  return fit_fail;
+}
+
+namespace {
+
+struct PartResult {
+  std::optional<CanonicalScheme> scheme;
+  Score score;
+  std::int64_t evaluated = 0;
+  std::int64_t fit_fail = 0;
+};
+
+// With a bound (BoundPricer), a scheme whose bound is not better than the partition's best so
+// far is not priced: its price is no better than the bound, so it would not be kept (ties go
+// to the first found). Such schemes count as evaluated, so the counts do not depend on it.
+PartResult search_partition(const LayerOracle& o, const BoundPricer* bounds,
+                            const mapping::PartitionScheme& part, model::Goal goal) {
+  PartResult r;
+  r.fit_fail = for_each_scheme(o, part, [&](const CanonicalScheme& s) {
+    ++r.evaluated;
+    if (bounds != nullptr && r.scheme) {
+      const auto lb = bounds->evaluate_bound(s);
+      if (!lb || !better(*lb, r.score, goal)) return;
+    }
+    const auto sc = o.evaluate(s);
+    if (sc && (!r.scheme || better(*sc, r.score, goal))) {
+      r.scheme = s;
+      r.score = *sc;
+    }
+  });
   return r;
 }
 
@@ -88,10 +121,11 @@ ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions
   const auto& parts = o.partitions();
   const int np = static_cast<int>(parts.size());
   std::vector<PartResult> res(parts.size());
+  const auto* bounds = opt.bound ? dynamic_cast<const BoundPricer*>(&o) : nullptr;
 #pragma omp parallel for schedule(dynamic) num_threads(opt.num_threads > 0 ? opt.num_threads : 1)
   for (int i = 0; i < np; ++i)
     res[static_cast<std::size_t>(i)] =
-        search_partition(o, parts[static_cast<std::size_t>(i)], opt.goal);
+        search_partition(o, bounds, parts[static_cast<std::size_t>(i)], opt.goal);
   ExhaustiveResult out;
   for (const auto& r : res) {  // partition order: ties go to the first, as B
     out.evaluated += r.evaluated;

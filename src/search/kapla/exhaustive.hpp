@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "search/kapla/layer_oracle.hpp"
@@ -14,6 +15,10 @@ namespace kapla::search::kapla {
 struct ExhaustiveOptions {
   model::Goal goal = model::Goal::Energy;
   int num_threads = 1;  // OpenMP over partitions; the result does not depend on it
+  /// Skip the full price of schemes whose bound cannot beat the partition's best, when the
+  /// oracle offers one (BoundPricer: K's CostOracle; S sees it through a wrapper without).
+  /// The result and the counts do not depend on it.
+  bool bound = true;
 };
 
 struct ExhaustiveResult {
@@ -26,6 +31,11 @@ struct ExhaustiveResult {
 /// Whether an order places this level's trivial loops (factor 1) outermost in LoopDim order;
 /// other orders are equivalent to one that does.
 bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>& ord);
+
+/// Calls `visit` on every scheme the exhaustive search prices on partition `part`, in its
+/// order; returns how many blockings the fast capacity check rejected before that.
+std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionScheme& part,
+                             const std::function<void(const CanonicalScheme&)>& visit);
 
 ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions& opt);
 

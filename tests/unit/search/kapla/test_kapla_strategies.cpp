@@ -158,35 +158,105 @@ TEST(KaplaStrategies, SameAnswersOnOneAndTwoThreads) {
   }
 }
 
-// Solves of one layer under different constraints share the partition setups through the
-// caller's memo (as the network search does); the answers are those of unshared solves, in any
-// order, and the sharing happens (the memo is hit).
-TEST(KaplaStrategies, SharedSetupsAcrossConstraintsChangeNoAnswer) {
+// Solves of one layer under different constraints and ifmap layouts share the partition
+// setups (and, under one layout, the placements) through the caller's memo (as the network
+// search does); the answers are those of unshared solves, in any order, and the sharing
+// happens (the memo is hit).
+TEST(KaplaStrategies, SharedSetupsAcrossConstraintsAndLayoutsChangeNoAnswer) {
   const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
   const KaplaSolver k;
   for (const auto& [name, layer] : small_layers()) {
     SearchMemo memo;
     SearchContext shared{1};
     shared.memo = &memo;
-    for (const std::int64_t topbat : {0, 1, 2, 4}) {
-      auto p = problem(layer, 4, hw);
-      p.constraint.topbat = topbat;
-      p.sched_seq = {1, 0, static_cast<int>(topbat)};
-      const auto alone = k.search(p, {1});
-      const auto with_memo = k.search(p, shared);
-      ASSERT_EQ(alone.size(), with_memo.size()) << name << " topbat " << topbat;
-      for (std::size_t i = 0; i < alone.size(); ++i) {
-        EXPECT_EQ(alone[i].part, with_memo[i].part) << name;
-        EXPECT_EQ(alone[i].tvals, with_memo[i].tvals) << name;
-        EXPECT_EQ(alone[i].orders, with_memo[i].orders) << name;
-        EXPECT_EQ(alone[i].cost, with_memo[i].cost) << name;
-        EXPECT_EQ(alone[i].time, with_memo[i].time) << name;
-        EXPECT_EQ(alone[i].sched_seq, p.sched_seq) << name;  // the problem's own, not the first's
-        EXPECT_EQ(with_memo[i].sched_seq, p.sched_seq) << name;
+    const auto base = problem(layer, 4, hw);
+    const auto layouts = mapping::input_layouts(layer.nifm, layer.sifm, 4,
+                                                base.resource.src_data_region, base.options);
+    ASSERT_GE(layouts.size(), 2u) << name;
+    std::size_t solves = 0;
+    for (const auto* layout : {&layouts.front(), &layouts.back()}) {
+      for (const std::int64_t topbat : {0, 1, 2, 4}) {
+        auto p = base;
+        p.ifmap_layout = *layout;
+        p.constraint.topbat = topbat;
+        p.sched_seq = {1, 0, static_cast<int>(topbat)};
+        const auto alone = k.search(p, {1});
+        const auto with_memo = k.search(p, shared);
+        ++solves;
+        ASSERT_EQ(alone.size(), with_memo.size()) << name << " topbat " << topbat;
+        for (std::size_t i = 0; i < alone.size(); ++i) {
+          EXPECT_EQ(alone[i].part, with_memo[i].part) << name;
+          EXPECT_EQ(alone[i].tvals, with_memo[i].tvals) << name;
+          EXPECT_EQ(alone[i].orders, with_memo[i].orders) << name;
+          EXPECT_EQ(alone[i].cost, with_memo[i].cost) << name;
+          EXPECT_EQ(alone[i].time, with_memo[i].time) << name;
+          EXPECT_EQ(alone[i].unit_nhops, with_memo[i].unit_nhops) << name;
+          EXPECT_EQ(alone[i].ofmap_layout, with_memo[i].ofmap_layout) << name;
+          EXPECT_EQ(alone[i].sched_seq, p.sched_seq) << name;  // the problem's own
+          EXPECT_EQ(with_memo[i].sched_seq, p.sched_seq) << name;
+        }
       }
     }
-    EXPECT_EQ(memo.hits(), 3u) << name;  // the first solve fills it, the other three reuse it
+    // The first solve fills both entries; every other one finds the setups, and the
+    // placements of its layout except the first solve under the second layout.
+    EXPECT_EQ(memo.hits(), 2 * (solves - 1) - 1) << name;
   }
+}
+
+// The exhaustive search's bound (the price without the buffer-sharing sweep): on every scheme
+// the enumerator visits, valid exactly when the price is, with the price's time and an energy
+// at most the price's (strictly below where sharing moves data); the price itself is the
+// layer result's cost and time. The search with the bound returns what it returns without
+// (scheme, score, counts), under every goal and on 1 and 2 threads.
+TEST(KaplaStrategies, ExhaustiveBoundIsBelowThePriceAndChangesNoAnswer) {
+  const auto hw = small_hw({4, 4}, {4, 4}, 1024, 32);
+  std::int64_t checked = 0, strictly_below = 0, searches = 0;
+  for (const auto& [name, layer] : small_layers()) {
+    for (const auto goal : {model::Goal::Energy, model::Goal::Delay, model::Goal::EnergyDelay}) {
+      for (const std::int64_t topbat : {0, 2}) {
+        auto opts = training_options();
+        opts.opt_goal = goal;
+        auto p = problem(layer, 4, hw, opts);
+        p.constraint.topbat = topbat;
+        const kapla::CostOracle o(p);
+        if (goal == model::Goal::Energy) {
+          for (const auto& part : o.partitions()) {
+            kapla::for_each_scheme(o, part, [&](const kapla::CanonicalScheme& s) {
+              const auto sc = o.evaluate(s);
+              const auto lb = o.evaluate_bound(s);
+              ASSERT_EQ(sc.has_value(), lb.has_value()) << name;
+              ++checked;
+              if (!sc) return;
+              EXPECT_LE(lb->energy, sc->energy) << name;
+              EXPECT_EQ(lb->time, sc->time) << name;
+              if (lb->energy < sc->energy) ++strictly_below;
+              const auto full = o.schedule(s);
+              ASSERT_TRUE(full.has_value()) << name;
+              EXPECT_EQ(sc->energy, full->cost) << name;
+              EXPECT_EQ(sc->time, full->time) << name;
+            });
+          }
+        }
+        const auto plain = kapla::search_exhaustive(o, {goal, 1, false});
+        for (const int threads : {1, 2}) {
+          const auto bounded = kapla::search_exhaustive(o, {goal, threads, true});
+          ++searches;
+          ASSERT_EQ(plain.scheme.has_value(), bounded.scheme.has_value()) << name;
+          if (plain.scheme) {
+            EXPECT_TRUE(*plain.scheme == *bounded.scheme) << name << " topbat " << topbat;
+            EXPECT_EQ(plain.score.energy, bounded.score.energy) << name;
+            EXPECT_EQ(plain.score.time, bounded.score.time) << name;
+          }
+          EXPECT_EQ(plain.evaluated, bounded.evaluated) << name;
+          EXPECT_EQ(plain.fit_fail, bounded.fit_fail) << name;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(strictly_below, 0);  // buffer sharing moved data: the bound is not the price
+  std::cout << "[bound] " << checked << " schemes, " << strictly_below
+            << " with the bound strictly below the price; " << searches << " searches\n";
 }
 
 // Why "K never below B" is not a theorem under the KAPLA cost variant: B's loop-blocking search

@@ -1,0 +1,23 @@
+// An optional capability of a layer oracle: a cheap lower bound of the one cost model's price
+// of a canonical scheme (the loop-blocking evaluation without its buffer-sharing sweep,
+// pricing::FixedSchemeEvaluator::score_bound). The exhaustive search (exhaustive.hpp) prices
+// a scheme in full only when its bound beats the best found on the partition so far, which
+// skips most of the sweep's work and never changes the answer. Never used for a reported
+// number.
+#pragma once
+
+#include <optional>
+
+#include "search/kapla/layer_oracle.hpp"
+
+namespace kapla::search::kapla {
+
+class BoundPricer {
+ public:
+  virtual ~BoundPricer() = default;
+  /// A score whose time is evaluate(s)'s and whose energy is at most evaluate(s)'s, so that
+  /// under every goal evaluate(s) is no better than it; nullopt exactly when evaluate(s) is.
+  virtual std::optional<Score> evaluate_bound(const CanonicalScheme& s) const = 0;
+};
+
+}  // namespace kapla::search::kapla

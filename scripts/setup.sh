@@ -12,6 +12,8 @@ packages=(
   g++ make cmake pkg-config
   libopenmpi-dev openmpi-bin libhdf5-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # ONNX import (kapla import, --network MODEL.onnx): protobuf classes and shape inference.
+  libonnx-dev libprotobuf-dev
   python3 python3-h5py python3-pandas python3-matplotlib hdf5-tools
   slurm-wlm munge
   # -fsanitize=fuzzer for the libFuzzer harnesses (ctest fuzz_parsers, scripts/dev/fuzz.sh):

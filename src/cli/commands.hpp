@@ -17,5 +17,6 @@ void register_merge(CLI::App& app, Context& ctx);         // merge_command.cpp
 void register_schedule(CLI::App& app, Context& ctx);      // schedule_command.cpp
 void register_check_golden(CLI::App& app, Context& ctx);  // check_golden_command.cpp
 void register_emit(CLI::App& app, Context& ctx);          // emit_command.cpp
+void register_import(CLI::App& app);                      // import_command.cpp
 
 }  // namespace kapla::cli

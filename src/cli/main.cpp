@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   cli::register_schedule(app, ctx);
   cli::register_check_golden(app, ctx);
   cli::register_emit(app, ctx);
+  cli::register_import(app);
 
   try {
     check_subcommand(app, argc, argv);

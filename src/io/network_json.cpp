@@ -2,8 +2,11 @@
 // whose errors are re-raised with the file and the key path.
 #include "io/network_json.hpp"
 
+#include <algorithm>
+
 #include "core/errors.hpp"
 #include "io/json_util.hpp"
+#include "io/onnx_import.hpp"
 
 namespace kapla::io {
 namespace {
@@ -318,7 +321,58 @@ model::Network parse_network(const json& doc, const std::string& origin) {
   }
 }
 
+namespace {
+
+// A value on one line with ", " between items, as scripts/dev/import_zoo.py writes them.
+std::string one_line(const json& v) {
+  if (!v.is_array()) return v.dump();
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + one_line(v[i]);
+  return out + "]";
+}
+
+std::string one_line_object(const json& obj) {
+  static constexpr std::string_view kOrder[] = {"name", "type", "nifm", "nofm", "sofm",
+                                                "sfil", "sreg", "nreg", "ntrd", "strd"};
+  std::vector<std::string> keys;
+  for (auto k : kOrder) {
+    if (obj.contains(k)) keys.emplace_back(k);
+  }
+  for (const auto& [k, v] : obj.items()) {
+    if (k != "prevs" && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  if (obj.contains("prevs")) keys.emplace_back("prevs");
+  std::string out = "{";
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    out += (i ? ", " : "") + json(keys[i]).dump() + ": " + one_line(obj.at(keys[i]));
+  }
+  return out + "}";
+}
+
+std::string one_line_list(const json& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += (i ? ",\n    " : "    ") + one_line_object(items[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_network_document(const json& doc) {
+  std::string out = "{\n";
+  out += "  \"name\": " + doc.at("name").dump() + ",\n";
+  out += "  \"source\": " + doc.at("source").dump() + ",\n";
+  out += "  \"input\": " + one_line_object(doc.at("input")) + ",\n";
+  const json& ext = doc.contains("externals") ? doc.at("externals") : json::array();
+  out += ext.empty() ? std::string("  \"externals\": [],\n")
+                     : "  \"externals\": [\n" + one_line_list(ext) + "\n  ],\n";
+  out += "  \"layers\": [\n" + one_line_list(doc.at("layers")) + "\n  ]\n}\n";
+  return out;
+}
+
 model::Network load_network_file(const std::filesystem::path& file) {
+  if (is_onnx_path(file)) return parse_network(import_onnx_file(file).network, file.string());
   return parse_network(read_json_file(file), file.string());
 }
 

@@ -332,8 +332,9 @@ std::string one_line(const json& v) {
 }
 
 std::string one_line_object(const json& obj) {
-  static constexpr std::string_view kOrder[] = {"name", "type", "nifm", "nofm", "sofm",
-                                                "sfil", "sreg", "nreg", "ntrd", "strd"};
+  static constexpr std::string_view kOrder[] = {"name", "type", "m",    "k",    "n",
+                                                "nifm", "nofm", "sofm", "sfil", "sreg",
+                                                "nreg", "ntrd", "strd", "heads"};
   std::vector<std::string> keys;
   for (auto k : kOrder) {
     if (obj.contains(k)) keys.emplace_back(k);

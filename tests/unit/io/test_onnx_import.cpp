@@ -159,6 +159,84 @@ TEST(OnnxLowering, WhatKaplaCannotExpressIsOneLineNamingNodeAndOp) {
             "m.onnx: no compute node (Conv, Gemm, MatMul, ...) to schedule");
 }
 
+TEST(OnnxLowering, AttentionBlockBecomesProjectionsMatMulsSoftmaxAndLayerNorm) {
+  // torch.nn.MultiheadAttention's export, in miniature: sequence 4, width 8, 2 heads of 4.
+  // The fused Q/K/V projection is sliced with computed bounds (shape inference leaves the
+  // slices' shapes unknown); the following reshapes tell their size.
+  GraphBuilder b({1, 4, 8});
+  b.constant("w_qkv", {8, 24}).constant("w_o", {8, 8}).constant("s0", {1}).constant("s1", {1});
+  b.node("MatMul", "in_proj", {"x", "w_qkv"}, "qkv", {1, 4, 24})
+      .node("Slice", "sq", {"qkv", "s0", "s1"}, "q0", {})
+      .node("Slice", "sk", {"qkv", "s0", "s1"}, "k0", {})
+      .node("Slice", "sv", {"qkv", "s0", "s1"}, "v0", {})
+      .node("Reshape", "rq", {"q0", "s0"}, "q1", {1, 4, 2, 4})
+      .node("Transpose", "tq", {"q1"}, "q", {1, 2, 4, 4})
+      .node("Reshape", "rk", {"k0", "s0"}, "k1", {1, 4, 2, 4})
+      .node("Transpose", "tk", {"k1"}, "kt", {1, 2, 4, 4})
+      .node("Reshape", "rv", {"v0", "s0"}, "v1", {1, 4, 2, 4})
+      .node("Transpose", "tv", {"v1"}, "v", {1, 2, 4, 4})
+      .node("Div", "scale", {"q", "s0"}, "qs", {1, 2, 4, 4})
+      .node("MatMul", "qk", {"qs", "kt"}, "s", {1, 2, 4, 4})
+      .node("Softmax", "softmax", {"s"}, "p", {1, 2, 4, 4})
+      .node("MatMul", "pv", {"p", "v"}, "a", {1, 2, 4, 4})
+      .node("Transpose", "ta", {"a"}, "a1", {1, 4, 2, 4})
+      .node("Reshape", "ra", {"a1", "s0"}, "a2", {1, 4, 8})
+      .node("MatMul", "out_proj", {"a2", "w_o"}, "o", {1, 4, 8})
+      .node("Add", "res", {"x", "o"}, "r", {1, 4, 8})
+      .node("LayerNormalization", "ln", {"r", "w_o", "w_o"}, "y", {1, 4, 8});
+  const json expected = json::parse(R"([
+    {"name": "in_proj[0:8]", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
+     "prevs": [null]},
+    {"name": "in_proj[8:16]", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
+     "prevs": [null]},
+    {"name": "in_proj[16:24]", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
+     "prevs": [null]},
+    {"name": "qk", "type": "MatMul", "m": 4, "k": 4, "n": 4, "heads": 2,
+     "prevs": ["in_proj[0:8]", "in_proj[8:16]"]},
+    {"name": "softmax", "type": "Softmax", "nofm": 4, "sofm": [1, 4], "heads": 2,
+     "prevs": ["qk"]},
+    {"name": "pv", "type": "MatMul", "m": 4, "k": 4, "n": 4, "heads": 2,
+     "prevs": ["softmax", "in_proj[16:24]"]},
+    {"name": "out_proj", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
+     "prevs": ["pv"]},
+    {"name": "res", "type": "Eltwise", "nofm": 8, "sofm": [1, 4], "nreg": 2,
+     "prevs": [null, "out_proj"]},
+    {"name": "ln", "type": "LayerNorm", "nofm": 8, "sofm": [1, 4], "prevs": ["res"]}])");
+  EXPECT_EQ(b.layers(), expected);
+}
+
+TEST(OnnxLowering, LayerNormWrittenAsASubgraphIsOneLayerNormLayer) {
+  // Older opsets: mean, centre, variance, normalise, scale; all of one tensor.
+  GraphBuilder b({1, 4, 8});
+  b.constant("w", {8, 8}).constant("two", {}).constant("eps", {});
+  b.node("MatMul", "fc", {"x", "w"}, "h", {1, 4, 8})
+      .node("ReduceMean", "mean", {"h"}, "mu", {1, 4, 1})
+      .node("Sub", "centre", {"h", "mu"}, "d", {1, 4, 8})
+      .node("Pow", "square", {"d", "two"}, "d2", {1, 4, 8})
+      .node("ReduceMean", "var", {"d2"}, "v", {1, 4, 1})
+      .node("Add", "addeps", {"v", "eps"}, "ve", {1, 4, 1})
+      .node("Sqrt", "sd", {"ve"}, "sigma", {1, 4, 1})
+      .node("Div", "norm", {"d", "sigma"}, "z", {1, 4, 8})
+      .node("MatMul", "next", {"z", "w"}, "y", {1, 4, 8});
+  const json layers = b.layers();
+  ASSERT_EQ(layers.size(), 3u);
+  EXPECT_EQ(layers[1], json::parse(R"({"name": "z", "type": "LayerNorm", "nofm": 8,
+      "sofm": [1, 4], "prevs": ["fc"]})"));
+  EXPECT_EQ(layers[2]["prevs"], json::array({"z"}));
+}
+
+TEST(OnnxLowering, MeanOverTheFmapIsAGlobalPooling) {
+  GraphBuilder b({1, 2, 4, 4});
+  b.constant("w", {3, 2, 1, 1}).constant("fc", {3, 5});
+  b.node("Conv", "c", {"x", "w"}, "y", {1, 3, 4, 4})
+      .node("ReduceMean", "gap", {"y"}, "m", {1, 3})
+      .node("Gemm", "fc", {"m", "fc"}, "z", {1, 5});
+  EXPECT_EQ(b.layers(), json::parse(R"([
+    {"name": "c", "type": "Conv", "nifm": 2, "nofm": 3, "sofm": 4, "sfil": 1, "prevs": [null]},
+    {"name": "gap", "type": "Pooling", "nofm": 3, "sofm": 1, "sreg": 4, "prevs": ["c"]},
+    {"name": "fc", "type": "FC", "nifm": 3, "nofm": 5, "prevs": ["gap"]}])"));
+}
+
 TEST(OnnxImport, FilesThatAreNotOnnxModelsAreRefusedByName) {
   TempDir dir;
   const auto garbage = dir.write("garbage.onnx", std::string("\x12\x34\xff\xfe not protobuf", 17));
@@ -301,6 +379,65 @@ TEST(OnnxImport, TorchvisionMobileNetV2MatchesThePapersTable) {
   const OnnxImport imported = import_onnx_file(kOnnxDir / "torchvision_mobilenet_v2.onnx");
   EXPECT_EQ(keys_of(imported.network["layers"]), keys_of(expected));
   EXPECT_EQ(imported.network["layers"].size(), 64u);
+}
+
+// MACs of the layers with weights or two operands (Conv, FC, MatMul): what the published
+// formulas count; softmax, layer norm and residual sums are operations of their own.
+std::int64_t weight_macs(const model::Network& net) {
+  std::int64_t macs = 0;
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    const auto t = net.layer(i).type;
+    if (t == model::LayerType::Conv || t == model::LayerType::FC || t == model::LayerType::MatMul) {
+      macs += net.layer(i).total_ops();
+    }
+  }
+  return macs;
+}
+
+// One encoder block of sequence s, width d, FFN width f: Q, K, V and output projections
+// 4 s d^2, the FFN 2 s d f, Q K^T and attention x V 2 s^2 d (h heads of d / h each).
+std::int64_t encoder_block_macs(std::int64_t s, std::int64_t d, std::int64_t f) {
+  return 4 * s * d * d + 2 * s * d * f + 2 * s * s * d;
+}
+
+std::map<std::string, int> type_counts(const json& layers) {
+  std::map<std::string, int> counts;
+  for (const auto& l : layers) ++counts[l.at("type").get<std::string>()];
+  return counts;
+}
+
+TEST(OnnxImport, TorchTransformerEncoderLayerIsABertBaseBlock) {
+  // torch.nn.TransformerEncoderLayer(768, 12 heads, 3072), batch_first, sequence 128: the fused
+  // in-projection is split into Q, K and V (three 1x1 convs over the 1 x 128 tokens).
+  const OnnxImport imported = import_onnx_file(kOnnxDir / "torch_transformer_encoder_layer.onnx");
+  const std::map<std::string, int> expected = {
+      {"Conv", 6}, {"Eltwise", 2}, {"LayerNorm", 2}, {"MatMul", 2}, {"Softmax", 1}};
+  EXPECT_EQ(type_counts(imported.network["layers"]), expected);
+  EXPECT_EQ(imported.summary.cuts, 0);
+  const model::Network net = parse_network(imported.network, "encoder");
+  EXPECT_EQ(weight_macs(net), encoder_block_macs(128, 768, 3072));
+  EXPECT_EQ(weight_macs(net), 931135488);
+  const json& qk = imported.network["layers"][3];
+  EXPECT_EQ(qk, json::parse(R"({"name": "self_attn/MatMul_1", "type": "MatMul", "m": 128,
+      "k": 64, "n": 128, "heads": 12,
+      "prevs": ["self_attn/MatMul[0:768]", "self_attn/MatMul[768:1536]"]})"));
+}
+
+TEST(OnnxImport, TorchvisionVitB16IsTwelveEncoderBlocksOnPatches) {
+  // ViT-B/16 on 224x224: a 16x16 stride-16 conv to 14x14 patches of 768, a class token (197
+  // tokens), 12 blocks (d 768, 12 heads, FFN 3072), a 1000-way head on the class token. The
+  // patches' reshape, the class-token concatenation and the class-token pick are layouts
+  // kapla's model cannot follow on chip: three tensors re-read from DRAM.
+  const OnnxImport imported = import_onnx_file(kOnnxDir / "torchvision_vit_b_16.onnx");
+  const std::map<std::string, int> expected = {
+      {"Conv", 1 + 12 * 6}, {"Eltwise", 24}, {"FC", 1},
+      {"LayerNorm", 25},    {"MatMul", 24},  {"Softmax", 12}};
+  EXPECT_EQ(type_counts(imported.network["layers"]), expected);
+  EXPECT_EQ(imported.summary.cuts, 3);
+  const model::Network net = parse_network(imported.network, "vit");
+  const std::int64_t patches = 768 * 14 * 14 * 3 * 16 * 16;
+  EXPECT_EQ(weight_macs(net), patches + 12 * encoder_block_macs(197, 768, 3072) + 768 * 1000);
+  EXPECT_EQ(weight_macs(net), 17563828224);  // torchvision's "17.56 GFLOPS"
 }
 
 TEST(OnnxImport, AnImportedNetworkRoundTripsThroughItsFileText) {

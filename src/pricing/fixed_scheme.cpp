@@ -225,10 +225,11 @@ std::optional<cost::CostTime> FixedSchemeEvaluator::score(std::size_t part_index
 }
 
 std::optional<cost::CostTime> FixedSchemeEvaluator::score_bound(std::size_t part_index,
-                                                                const FixedScheme& s) const {
+                                                                const FixedScheme& s,
+                                                                bool on_chip) const {
   const auto in = inputs(part_index, s, false);
   if (!in) return std::nullopt;
-  return price(part_index, *in, false);
+  return price(part_index, *in, on_chip);
 }
 
 cost::CostTime FixedSchemeEvaluator::price(std::size_t part_index, const cost::CostInputs& in,

@@ -156,10 +156,12 @@ class FixedSchemeEvaluator {
   std::optional<cost::CostTime> score(std::size_t part_index, const FixedScheme& s,
                                       bool on_chip) const;
   /// A lower bound of score(part_index, s, false), cheap: the same with the loop-blocking
-  /// evaluation's buffer-sharing sweep left out (cost::evaluate_loop_blocking_unswept). Its
-  /// time is score()'s time and its cost is at most score()'s cost (every term the sweep
-  /// adds is >= 0 and the sums round monotonically); nullopt exactly when score() is.
-  std::optional<cost::CostTime> score_bound(std::size_t part_index, const FixedScheme& s) const;
+  /// evaluation's buffer-sharing sweep left out (cost::evaluate_loop_blocking_unswept) and,
+  /// with `on_chip`, without the placement's hops too. Its time is score()'s time and its
+  /// cost is at most score()'s cost (every term left out is >= 0 and the sums round
+  /// monotonically); nullopt exactly when score() is.
+  std::optional<cost::CostTime> score_bound(std::size_t part_index, const FixedScheme& s,
+                                            bool on_chip) const;
   /// The cost inputs of scheme `s` of partition `part_index` (evaluate()'s price is
   /// cost::cost_and_time of them with the placement's unit hops), or nullopt if the scheme is
   /// invalid; with `sweep` false, those of the evaluation without the buffer-sharing sweep.

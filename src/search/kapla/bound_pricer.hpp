@@ -17,7 +17,8 @@ class BoundPricer {
   virtual ~BoundPricer() = default;
   /// A score whose time is evaluate(s)'s and whose energy is at most evaluate(s)'s, so that
   /// under every goal evaluate(s) is no better than it; nullopt exactly when evaluate(s) is.
-  virtual std::optional<Score> evaluate_bound(const CanonicalScheme& s) const = 0;
+  /// `on_chip`: without the NoC placement's hops (a weaker bound that needs no placement).
+  virtual std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const = 0;
 };
 
 }  // namespace kapla::search::kapla

@@ -115,11 +115,11 @@ std::optional<Score> CostOracle::evaluate_on_chip(const CanonicalScheme& s) cons
   return score(s, true);
 }
 
-std::optional<Score> CostOracle::evaluate_bound(const CanonicalScheme& s) const {
+std::optional<Score> CostOracle::evaluate_bound(const CanonicalScheme& s, bool on_chip) const {
   const auto i = index_of(s.part);
   KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
   const auto ct = eval_.score_bound(
-      *i, pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}});
+      *i, pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}}, on_chip);
   if (!ct) return std::nullopt;
   return Score{ct->cost, ct->time};
 }

@@ -47,7 +47,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override;
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
-  std::optional<Score> evaluate_bound(const CanonicalScheme& s) const override;
+  std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
 
   /// The full layer result of a canonical scheme (what the strategy returns).
   std::optional<pricing::LayerSchedule> schedule(const CanonicalScheme& s) const;

@@ -2,6 +2,8 @@
 #include "search/kapla/exhaustive.hpp"
 
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -94,17 +96,28 @@ struct PartResult {
   std::int64_t fit_fail = 0;
 };
 
-// With a bound (BoundPricer), a scheme whose bound is not better than the partition's best so
-// far is not priced: its price is no better than the bound, so it would not be kept (ties go
-// to the first found). Such schemes count as evaluated, so the counts do not depend on it.
+// With a bound (BoundPricer), a scheme is priced only if its bound beats both the best found
+// so far on its partition and `earlier`, the best of some partitions before it in partition
+// order; first the bound without the NoC placement (which it then never needs), then, on a
+// partition already placed, the bound with it. A scheme skipped so is no better than a
+// scheme found before it in the search's order, so it is not the answer (the answer is the
+// first scheme with the best price, ties going to the first partition and, within one, to the
+// first found); the partition's own best may then differ, but never wins. Skipped schemes
+// count as evaluated, so the counts do not depend on the bound.
 PartResult search_partition(const LayerOracle& o, const BoundPricer* bounds,
-                            const mapping::PartitionScheme& part, model::Goal goal) {
+                            const mapping::PartitionScheme& part, model::Goal goal,
+                            const std::optional<Score>& earlier) {
   PartResult r;
   r.fit_fail = for_each_scheme(o, part, [&](const CanonicalScheme& s) {
     ++r.evaluated;
-    if (bounds != nullptr && r.scheme) {
-      const auto lb = bounds->evaluate_bound(s);
-      if (!lb || !better(*lb, r.score, goal)) return;
+    if (bounds != nullptr && (r.scheme || earlier)) {
+      const auto lb = bounds->evaluate_bound(s, true);
+      if (!lb) return;  // invalid: so is the price
+      if (earlier && !better(*lb, *earlier, goal)) return;
+      if (r.scheme) {
+        if (!better(*lb, r.score, goal)) return;
+        if (!better(*bounds->evaluate_bound(s, false), r.score, goal)) return;
+      }
     }
     const auto sc = o.evaluate(s);
     if (sc && (!r.scheme || better(*sc, r.score, goal))) {
@@ -122,10 +135,25 @@ ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions
   const int np = static_cast<int>(parts.size());
   std::vector<PartResult> res(parts.size());
   const auto* bounds = opt.bound ? dynamic_cast<const BoundPricer*>(&o) : nullptr;
+  // Which partitions are done (res[j] final), guarded by mu: each partition starts from the
+  // best of the earlier ones done by then (all of them on one thread).
+  std::mutex mu;
+  std::vector<char> done(parts.size(), 0);
 #pragma omp parallel for schedule(dynamic) num_threads(opt.num_threads > 0 ? opt.num_threads : 1)
-  for (int i = 0; i < np; ++i)
-    res[static_cast<std::size_t>(i)] =
-        search_partition(o, bounds, parts[static_cast<std::size_t>(i)], opt.goal);
+  for (int i = 0; i < np; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    std::optional<Score> earlier;
+    if (bounds != nullptr) {
+      const std::lock_guard<std::mutex> lock(mu);
+      for (std::size_t j = 0; j < k; ++j)
+        if (done[j] && res[j].scheme && (!earlier || better(res[j].score, *earlier, opt.goal)))
+          earlier = res[j].score;
+    }
+    auto r = search_partition(o, bounds, parts[k], opt.goal, earlier);
+    const std::lock_guard<std::mutex> lock(mu);
+    res[k] = std::move(r);
+    done[k] = 1;
+  }
   ExhaustiveResult out;
   for (const auto& r : res) {  // partition order: ties go to the first, as B
     out.evaluated += r.evaluated;

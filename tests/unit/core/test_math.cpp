@@ -17,6 +17,39 @@ TEST(Math, FactorizeThreeWaysInReferenceOrder) {
   EXPECT_EQ(factorize(7, 1), (V{{7}}));
 }
 
+// The reference's enumeration (every f <= value that divides it, ascending), for comparison.
+void naive_factorize(std::int64_t value, int num, std::vector<std::int64_t>& prefix, V& out) {
+  if (num == 1) {
+    prefix.push_back(value);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (std::int64_t f = 1; f <= value; ++f) {
+    if (value % f != 0) continue;
+    prefix.push_back(f);
+    naive_factorize(value / f, num - 1, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+TEST(Math, FactorizeEqualsTheReferenceEnumeration) {
+  for (std::int64_t value = 1; value <= 600; ++value) {
+    for (int num = 1; num <= 4; ++num) {
+      V want;
+      std::vector<std::int64_t> prefix;
+      naive_factorize(value, num, prefix, want);
+      ASSERT_EQ(factorize(value, num), want) << value << " " << num;
+    }
+  }
+  for (const std::int64_t value : {4096, 50176, 802816, 12544 * 64}) {
+    V want;
+    std::vector<std::int64_t> prefix;
+    naive_factorize(value, 3, prefix, want);
+    ASSERT_EQ(factorize(value, 3), want) << value;
+  }
+}
+
 TEST(Math, Divisors) {
   EXPECT_EQ(divisors(36), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 9, 12, 18, 36}));
   EXPECT_EQ(divisors(1), (std::vector<std::int64_t>{1}));

@@ -203,7 +203,8 @@ TEST(KaplaStrategies, SharedSetupsAcrossConstraintsAndLayoutsChangeNoAnswer) {
   }
 }
 
-// The exhaustive search's bound (the price without the buffer-sharing sweep): on every scheme
+// The exhaustive search's bounds (the price without the buffer-sharing sweep, and without the
+// placement's hops too): on every scheme
 // the enumerator visits, valid exactly when the price is, with the price's time and an energy
 // at most the price's (strictly below where sharing moves data); the price itself is the
 // layer result's cost and time. The search with the bound returns what it returns without
@@ -223,12 +224,16 @@ TEST(KaplaStrategies, ExhaustiveBoundIsBelowThePriceAndChangesNoAnswer) {
           for (const auto& part : o.partitions()) {
             kapla::for_each_scheme(o, part, [&](const kapla::CanonicalScheme& s) {
               const auto sc = o.evaluate(s);
-              const auto lb = o.evaluate_bound(s);
+              const auto lb = o.evaluate_bound(s, false);
+              const auto lb0 = o.evaluate_bound(s, true);
               ASSERT_EQ(sc.has_value(), lb.has_value()) << name;
+              ASSERT_EQ(sc.has_value(), lb0.has_value()) << name;
               ++checked;
               if (!sc) return;
               EXPECT_LE(lb->energy, sc->energy) << name;
+              EXPECT_LE(lb0->energy, lb->energy) << name;
               EXPECT_EQ(lb->time, sc->time) << name;
+              EXPECT_EQ(lb0->time, sc->time) << name;
               if (lb->energy < sc->energy) ++strictly_below;
               const auto full = o.schedule(s);
               ASSERT_TRUE(full.has_value()) << name;

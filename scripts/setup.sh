@@ -14,6 +14,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # ONNX import (kapla import, --network MODEL.onnx): protobuf classes and shape inference.
   libonnx-dev libprotobuf-dev
+  # Timeloop problem files (kapla import LAYER.yaml, kapla export-timeloop).
+  libyaml-cpp-dev
   python3 python3-h5py python3-pandas python3-matplotlib hdf5-tools
   slurm-wlm munge
   # -fsanitize=fuzzer for the libFuzzer harnesses (ctest fuzz_parsers, scripts/dev/fuzz.sh):

@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "io/network_json.hpp"
 #include "io/onnx_import.hpp"
+#include "io/timeloop_yaml.hpp"
 
 namespace kapla::cli {
 
@@ -20,16 +21,25 @@ void register_import(CLI::App& app) {
     bool quiet = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand("import", "Convert an ONNX model into a kapla network file");
-  sub->add_option("model", args->model, "ONNX model (.onnx)")->required();
+  CLI::App* sub = app.add_subcommand(
+      "import", "Convert an ONNX model (or a Timeloop problem) into a kapla network file");
+  sub->add_option("model", args->model, "ONNX model (.onnx) or Timeloop problem (.yaml)")
+      ->required();
   sub->add_option("--out", args->out, "Network file to write (default: stdout)");
   sub->add_option("--name", args->name, "Network name (default: the model file's stem)");
   sub->add_flag("-q,--quiet", args->quiet, "No summary on stderr");
   sub->callback([args] {
-    if (!io::is_onnx_path(args->model)) {
-      throw InputError(args->model + ": not an ONNX model (the file name must end in .onnx)");
+    const bool yaml = io::is_yaml_path(args->model);
+    if (!io::is_onnx_path(args->model) && !yaml) {
+      throw InputError(args->model +
+                       ": not an ONNX model or a Timeloop problem (the file name "
+                       "must end in .onnx, .yaml or .yml)");
     }
-    const io::OnnxImport imported = io::import_onnx_file(args->model, args->name);
+    const std::string name =
+        args->name.empty() ? std::filesystem::path(args->model).stem().string() : args->name;
+    const io::OnnxImport imported =
+        yaml ? io::OnnxImport{io::import_timeloop_problem(args->model, name), {}}
+             : io::import_onnx_file(args->model, name);
     const model::Network net = io::parse_network(imported.network, args->model);
     const std::string text = io::render_network_document(imported.network);
     if (args->out.empty()) {
@@ -40,8 +50,9 @@ void register_import(CLI::App& app) {
     }
     if (!args->quiet) {
       std::cerr << "import: " << args->model << " -> network " << net.name() << ": "
-                << io::describe_import(imported.summary) << "; " << net.total_ops()
-                << " MACs per sample\n";
+                << (yaml ? std::string("1 layer (Timeloop problem)")
+                         : io::describe_import(imported.summary))
+                << "; " << net.total_ops() << " MACs per sample\n";
     }
   });
 }

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   cli::register_check_golden(app, ctx);
   cli::register_emit(app, ctx);
   cli::register_import(app);
+  cli::register_export_timeloop(app, ctx);
 
   try {
     check_subcommand(app, argc, argv);

@@ -9,6 +9,7 @@
 #include "io/json_util.hpp"
 #include "io/network_json.hpp"
 #include "io/onnx_import.hpp"
+#include "io/timeloop_yaml.hpp"
 
 namespace kapla::io {
 namespace {
@@ -30,7 +31,8 @@ std::vector<std::string> json_stems(const std::filesystem::path& dir) {
 }
 
 bool looks_like_path(std::string_view s) {
-  return s.find('/') != std::string_view::npos || s.ends_with(".json") || s.ends_with(".onnx");
+  return s.find('/') != std::string_view::npos || s.ends_with(".json") || s.ends_with(".onnx") ||
+         s.ends_with(".yaml") || s.ends_with(".yml");
 }
 
 bool is_job_document(const nlohmann::json& doc) {
@@ -57,7 +59,7 @@ constexpr const char* kNotAnInputFile =
 }  // namespace
 
 InputKind input_kind(const std::filesystem::path& file) {
-  if (is_onnx_path(file)) return InputKind::Network;
+  if (is_onnx_path(file) || is_yaml_path(file)) return InputKind::Network;
   const nlohmann::json doc = read_json_file(file);
   if (is_network_document(doc)) return InputKind::Network;
   if (is_hardware_document(doc)) return InputKind::Hardware;
@@ -67,7 +69,7 @@ InputKind input_kind(const std::filesystem::path& file) {
 }
 
 DataFile load_data_file(const std::filesystem::path& file) {
-  if (is_onnx_path(file)) return load_network_file(file);
+  if (is_onnx_path(file) || is_yaml_path(file)) return load_network_file(file);
   const nlohmann::json doc = read_json_file(file);
   if (is_network_document(doc)) return parse_network(doc, file.string());
   if (is_hardware_document(doc)) return parse_hardware(doc, file.string(), file.stem().string());

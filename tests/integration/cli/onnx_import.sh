@@ -37,4 +37,13 @@ printf 'not a model' > "$T/bad.onnx"
 expect_error "$T/bad.onnx" "error: $T/bad.onnx: not an ONNX model (protobuf ModelProto with a graph)"
 expect_error "$ONNX/unsupported_topk.onnx" \
   "error: $ONNX/unsupported_topk.onnx: node 'head/TopK' (TopK): unsupported operator (docs/onnx.md lists what kapla imports)"
-expect_error "$T/alexnet.json" "error: $T/alexnet.json: not an ONNX model (the file name must end in .onnx)"
+expect_error "$T/alexnet.json" "error: $T/alexnet.json: not an ONNX model or a Timeloop problem (the file name must end in .onnx, .yaml or .yml)"
+
+# Issue 20.5: one layer to Timeloop and back (kapla export-timeloop, kapla import LAYER.yaml).
+k export-timeloop --network alex_net --layer conv3_a --batch 64 --out "$T/conv3_a.yaml"
+grep -q "^    N: 64$" "$T/conv3_a.yaml" || fail "export-timeloop: $(cat "$T/conv3_a.yaml")"
+k import -q "$T/conv3_a.yaml" --out "$T/conv3_a.json"
+macs=$(k show "$T/conv3_a.json" | awk '$1 == "total_macs" { print $2 }')
+# Timeloop's C*M*R*S*P*Q per sample: 256*192*3*3*13*13 (the zoo's conv3_a).
+[[ $macs == $((256 * 192 * 3 * 3 * 13 * 13)) ]] || fail "round trip MACs $macs"
+echo "ok: alex_net conv3_a through Timeloop YAML: $macs MACs per sample"

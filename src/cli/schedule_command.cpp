@@ -449,8 +449,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   // emitted programs do not read).
   auto layer_problem = [&](std::size_t l) {
     pricing::LayerProblem p;
-    p.layer = net.layer(l);
-    p.batch = a.batch;
+    pricing::set_layer(p, net.layer(l), a.batch);
     p.resource = best.get(l)->resource;
     p.options = options;
     p.costs = costs;

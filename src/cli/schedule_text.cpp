@@ -159,7 +159,7 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
         << ", " << s.num_nodes << (s.num_nodes == 1 ? " node" : " nodes") << " of "
         << v.hw.pe_array.h << 'x' << v.hw.pe_array.w << " PEs, utilisation " << percent(s.ops, busy)
         << " (MACs / (processing cycles x PEs))\n";
-    problem.layer = v.net.layer(l);
+    pricing::set_layer(problem, v.net.layer(l), v.batch);
     if (const auto g = pricing::schedule_geometry(problem, s)) put_array_mapping(out, *g, v.hw);
     out << "  partition  " << schedule::partition_text(s.part) << "\n";
     out << "  blocking   IFM,OFM,BAT trips per level:";

@@ -216,8 +216,11 @@ LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blockin
   if (options.hw_gbuf_sharing && sweep) detail::apply_bufshr(ev, nld, resource, bufshr);
   if (options.hw_access_forwarding || options.hw_gbuf_sharing)
     for (auto d : all_values<DataCategory>()) ev.accfwd_reduction[d] = bufshr.size(d);
-  // Filter pinning (§7.4 step 11; the fork never pins a read-write filter).
-  if (resource.no_time_mux && nld.rw_data != DataCategory::Fil) {
+  // Filter pinning (§7.4 step 11; the fork never pins a read-write filter). A filter that
+  // depends on the batch loop (a MatMul's B, docs/transformers.md §5.1) is new data in every
+  // run of the network: never pinned.
+  if (resource.no_time_mux && nld.rw_data != DataCategory::Fil &&
+      !nld.data_loops[DataCategory::Fil].contains(LoopDim::Bat)) {
     bool all_one = true;
     for (auto l : all_values<LoopDim>())
       if (nld.data_loops[DataCategory::Fil].contains(l) && blocking.bl_ts[0][l] != 1)

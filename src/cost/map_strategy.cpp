@@ -64,11 +64,15 @@ UnitPass unit_pass(const model::Layer& L, const MapGeometry& g, CostModelVariant
     up.sz_gbuf = {{fil, static_cast<double>(buf_hifm * wifm), static_cast<double>(eh_buf * ew)}};
     up.sz_regf = {{static_cast<double>(win.w), static_cast<double>(win.w), 1.0}};
   } else {
-    up.ops = ofm_acc * static_cast<double>(L.nreg * win.h * win.w);
+    // Row reductions (Softmax, LayerNorm) read their input twice and count several ops per
+    // element (docs/transformers.md §5.2); both factors are 1 for the nn_dataflow kinds.
+    const auto passes = static_cast<double>(L.input_passes());
+    up.ops = ofm_acc * static_cast<double>(L.nreg * win.h * win.w * L.ops_per_element());
     up.time = F * g.ops_lpe;
-    A[MemLevel::Dram] = {{0.0, ifm_acc, ofm_acc}};
-    A[MemLevel::Gbuf] = {{0.0, ifm_acc, ofm_acc * static_cast<double>(F)}};
-    A[MemLevel::Itcn] = {{0.0, static_cast<double>(wifm * P), static_cast<double>(ew * P * F)}};
+    A[MemLevel::Dram] = {{0.0, ifm_acc * passes, ofm_acc}};
+    A[MemLevel::Gbuf] = {{0.0, ifm_acc * passes, ofm_acc * static_cast<double>(F)}};
+    A[MemLevel::Itcn] = {
+        {0.0, static_cast<double>(wifm * P) * passes, static_cast<double>(ew * P * F)}};
     A[MemLevel::Regf] = {{0.0, up.ops, up.ops}};
     up.sz_gbuf = {{0.0, static_cast<double>(buf_hifm * wifm), static_cast<double>(eh_buf * ew)}};
     // The fork keeps a whole nreg-deep window per PE (§12.3).
@@ -137,7 +141,7 @@ MapGeometry logical_set(const model::Layer& L) {
     g.dim_lpeset = {L.sfil.h, L.sofm.h};
   } else {
     KAPLA_ASSERT(L.is_local_region(), "MapEyeriss: unknown layer kind");
-    g.ops_lpe = L.nreg * L.sreg.w * L.sofm.w;
+    g.ops_lpe = L.nreg * L.sreg.w * L.sofm.w * L.ops_per_element();
     g.dim_lpeset = {L.sreg.h, L.sofm.h};
   }
   return g;

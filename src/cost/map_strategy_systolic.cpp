@@ -32,6 +32,9 @@ std::int64_t closest_factor_first(std::int64_t v, double f) {
 
 MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupancy, PhyDim2 a) {
   KAPLA_ASSERT(!L.is_back(), "MapSystolic: back-propagation layers are not supported");
+  // Its batch loop also runs over folds of output positions and its replicas share a filter:
+  // both wrong for a per-sample B (refused with an InputError in schedule::run_network).
+  KAPLA_ASSERT(!L.is_matmul(), "MapSystolic: MatMul is not mapped on the systolic array");
   KAPLA_ASSERT(occupancy > 0 && occupancy <= 1, "MapSystolic: occupancy must be in (0, 1]");
   MapResult res;
   MapGeometry& g = res.geometry;
@@ -41,7 +44,7 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
     g.ops_lpe = L.sfil.w * L.sfil.h;
   } else {
     KAPLA_ASSERT(L.is_local_region(), "MapSystolic: unknown layer kind");
-    g.ops_lpe = L.nreg * L.sreg.w * L.sreg.h;
+    g.ops_lpe = L.nreg * L.sreg.w * L.sreg.h * L.ops_per_element();
   }
   g.dim_lpeset = {L.sofm.h * L.sofm.w, L.nofm};
 
@@ -76,10 +79,13 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
     fil = dw ? nofm * static_cast<double>(win.h * win.w)
              : (1.0 * nofm) * static_cast<double>(win.h * win.w);
   } else {
-    up.ops = ofm * static_cast<double>(L.nreg * win.h * win.w);
+    up.ops = ofm * static_cast<double>(L.nreg * win.h * win.w * L.ops_per_element());
   }
   up.time = g.ops_lpe;
-  for (auto m : {MemLevel::Dram, MemLevel::Gbuf, MemLevel::Itcn}) up.access[m] = {{fil, ifm, ofm}};
+  // Row reductions read their input twice (docs/transformers.md §5.2).
+  const double ifm_reads = ifm * static_cast<double>(L.input_passes());
+  for (auto m : {MemLevel::Dram, MemLevel::Gbuf, MemLevel::Itcn})
+    up.access[m] = {{fil, ifm_reads, ofm}};
   up.access[MemLevel::Regf] = {{filter ? up.ops : 0.0, up.ops, up.ops}};
   up.sz_gbuf = {{fil, ifm, ofm}};
   up.sz_regf = filter ? PerDataCategory<double>{{1.0, 1.0, 1.0}}

@@ -26,6 +26,11 @@ FmapRange complete_fmap_range(const DataLayout& layout) {
   return FmapRange{layout.frngs.front().beg, layout.frngs.back().end};
 }
 
+DataLayout reshaped(const DataLayout& layout, const FmapRange& full) {
+  if (complete_fmap_range(layout) == full) return layout;
+  return DataLayout{{full}, {layout.regions.front()}, {layout.parts.front()}};
+}
+
 DataLayout concat(const std::vector<DataLayout>& layouts) {
   DataLayout out;
   std::int64_t n_offset = 0;

@@ -23,6 +23,12 @@ std::int64_t overlap_size(const FmapRange& a, const FmapRange& b);
 FmapRange complete_fmap_range(const DataLayout& layout);
 
 /// Concatenation along the channel dimension, channel offsets accumulating in order.
+/// The layout of data read as another shape (a MatMul operand, a change of heads;
+/// docs/transformers.md §5.1): `layout` itself if its complete range is `full`, else one piece
+/// `full` stored on the first piece's region and split by its partition, which spreads the
+/// words over the same nodes as the producer spread them.
+DataLayout reshaped(const DataLayout& layout, const FmapRange& full);
+
 DataLayout concat(const std::vector<DataLayout>& layouts);
 
 /// Hops to bring `frng` to every destination. Without forwarding: the sum over destinations

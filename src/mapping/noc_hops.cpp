@@ -28,7 +28,9 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
                                                   const model::SearchOptions& options) {
   // Data range -> the nodes processing it, each list in gen_pidx order. The group order does
   // not matter (integer sums); the order within a group does (the OFM middle node).
-  std::map<FilterRange, std::vector<PhyDim2>> fil_groups;
+  // A MatMul's filter (its B operand) differs per sample: its groups are per batch range too.
+  std::map<std::pair<FilterRange, std::pair<std::int64_t, std::int64_t>>, std::vector<PhyDim2>>
+      fil_groups;
   std::map<FmapRange, std::vector<PhyDim2>> ifm_groups;
   std::map<FmapRange, std::vector<PhyDim2>> ofm_groups;
   for (const PartIndex& pidx : gen_pidx(part)) {
@@ -37,7 +39,9 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
     if (r.ifm.size() > 0 && r.ofm.size() > 0) {
       ifm_groups[r.ifm].push_back(coord);
       ofm_groups[r.ofm].push_back(coord);
-      if (!r.fil.ifm.empty() && !r.fil.ofm.empty()) fil_groups[r.fil].push_back(coord);
+      const auto bat = layer.is_matmul() ? std::pair{r.ifm.beg[0], r.ifm.end[0]}
+                                         : std::pair<std::int64_t, std::int64_t>{0, 1};
+      if (!r.fil.ifm.empty() && !r.fil.ofm.empty()) fil_groups[{r.fil, bat}].push_back(coord);
     }
   }
 
@@ -47,8 +51,10 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
   std::int64_t nh_ifm = 0;
   std::int64_t nh_ofm = 0;
 
-  for (const auto& [frng, coords] : fil_groups) {
-    const std::int64_t fil_size = frng.ifm.size() * frng.ofm.size() * layer.filter_size();
+  for (const auto& [key, coords] : fil_groups) {
+    const auto& [frng, bat] = key;
+    const std::int64_t fil_size =
+        frng.ifm.size() * frng.ofm.size() * layer.filter_size() * (bat.second - bat.first);
     if (fwd) {
       nh_fil += fil_size * mst_weight(filter_nodes, coords);
     } else {

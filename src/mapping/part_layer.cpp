@@ -26,6 +26,9 @@ PartLayer part_layer(const model::Layer& layer, std::int64_t batch, const Partit
     const std::int64_t n =
         layer.is_back() ? reverse_high(p_nofm - 1, layer.nofm, 1, 1) + 1 : p_nofm;
     p = model::make_dwconv(n, p_s, layer.sfil, layer.strd);
+  } else if (layer.is_matmul()) {
+    // A MatMul stays one (its B depends on the batch loop); heads are already in the batch.
+    p = model::make_matmul(p_s.w, p_nifm, p_nofm);
   } else if (layer.has_filter()) {
     // FC becomes a plain Conv; back kinds swap input and output channels.
     p = layer.is_back() ? model::make_conv(p_nofm, p_nifm, p_s, layer.sfil, layer.strd)
@@ -35,6 +38,8 @@ PartLayer part_layer(const model::Layer& layer, std::int64_t batch, const Partit
     const std::int64_t n =
         layer.is_back() ? reverse_high(p_nofm - 1, layer.nofm, layer.nreg, layer.ntrd) + 1 : p_nofm;
     p = model::make_local_region(n, p_s, layer.nreg, layer.sreg, 1, layer.strd);
+    // Softmax, LayerNorm, GELU keep their kind: it carries their ops and input passes.
+    if (layer.is_transformer_kind()) p.type = layer.type;
   }
   // The fork keeps the back layer's read-write category (FIL for weight gradients).
   if (layer.is_back()) p.rw_data = layer.rw_data;

@@ -21,6 +21,12 @@ void put_part(std::ostringstream& os, const mapping::PartitionScheme& p) {
 
 }  // namespace
 
+void set_layer(LayerProblem& p, const model::Layer& layer, std::int64_t network_batch) {
+  p.layer = layer;
+  p.layer.nhead = 1;
+  p.batch = network_batch * layer.nhead;
+}
+
 std::string problem_key(const LayerProblem& p, bool with_layout) {
   std::ostringstream os;
   os.precision(17);

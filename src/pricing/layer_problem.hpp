@@ -52,6 +52,12 @@ struct LayerProblem {
   model::SearchOptions options;
 };
 
+/// Sets the problem's layer and batch for `layer` of a network scheduled at `network_batch`:
+/// a transformer kind's heads are samples of the layer (docs/transformers.md §1), so the
+/// problem's layer has nhead 1 and its batch is network_batch * heads. Every per-layer problem
+/// built from a network goes through here, so pricing never sees heads.
+void set_layer(LayerProblem& p, const model::Layer& layer, std::int64_t network_batch);
+
 /// A canonical text key of a problem: every input, except the ifmap layout unless
 /// `with_layout`, and never sched_seq (copied into results only).
 std::string problem_key(const LayerProblem& p, bool with_layout);

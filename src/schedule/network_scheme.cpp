@@ -1,6 +1,8 @@
 // Network scheme totals. Spec: nn_dataflow-spec.md §3.4, §9.7-9.8.
 #include "schedule/network_scheme.hpp"
 
+#include <algorithm>
+
 #include "core/errors.hpp"
 #include "mapping/data_layout_ops.hpp"
 
@@ -73,12 +75,33 @@ const mapping::DataLayout& NetworkScheme::source_layout(const LayerSource& s) co
   return by_layer_[s.index]->ofmap_layout;
 }
 
+std::int64_t NetworkScheme::source_heads(const LayerSource& s) const {
+  return s.kind == LayerSource::Kind::Layer ? net_->layer(s.index).nhead : 1;
+}
+
 mapping::DataLayout NetworkScheme::fmap_layout(std::size_t layer) const {
   const auto& prevs = net_->prevs(layer);
-  if (prevs.size() == 1) return source_layout(prevs[0]);
-  std::vector<mapping::DataLayout> parts;
-  for (const auto& p : prevs) parts.push_back(source_layout(p));
-  return mapping::concat(parts);
+  const model::Layer& l = net_->layer(layer);
+  // A MatMul's ifmap is its A operand; B is fetched as its filter (docs/transformers.md §5.1).
+  const std::size_t nsrc = l.is_matmul() ? 1 : prevs.size();
+  mapping::DataLayout out;
+  if (nsrc == 1) {
+    out = source_layout(prevs[0]);
+  } else {
+    std::vector<mapping::DataLayout> parts;
+    for (std::size_t i = 0; i < nsrc; ++i) parts.push_back(source_layout(prevs[i]));
+    out = mapping::concat(parts);
+  }
+  const bool reshape =
+      l.is_matmul() || std::any_of(prevs.begin(), prevs.end(), [&](const LayerSource& p) {
+        return source_heads(p) != l.nhead;
+      });
+  if (!reshape) return out;
+  // The operand as the layer indexes it: heads in the batch, its own channels and positions.
+  const std::int64_t batch = mapping::complete_fmap_range(out).end[0] / source_heads(prevs[0]);
+  mapping::FmapRange full;
+  full.end = {batch * l.nhead, l.nifm, l.sifm.h, l.sifm.w};
+  return mapping::reshaped(out, full);
 }
 
 double NetworkScheme::total_time() const {

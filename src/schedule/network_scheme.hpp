@@ -52,6 +52,8 @@ class NetworkScheme {
 
  private:
   const model::Network* net_;
+  // Heads folded into the batch of a source's data (1 for the network input and externals).
+  std::int64_t source_heads(const model::LayerSource& s) const;
   mapping::DataLayout input_layout_;
   std::vector<mapping::DataLayout> ext_layouts_;
   std::vector<std::shared_ptr<const pricing::LayerSchedule>> by_layer_;

@@ -244,8 +244,7 @@ std::vector<NetworkScheme> Searcher::layer_search(
   for (const auto& p : prev) {
     if (stopped_) break;
     pricing::LayerProblem problem;
-    problem.layer = net_.layer(layer);
-    problem.batch = batch_;
+    pricing::set_layer(problem, net_.layer(layer), batch_);
     problem.resource = resource;
     problem.ifmap_layout = p.fmap_layout(layer);
     if (fwd_region) {
@@ -303,8 +302,7 @@ std::vector<NetworkScheme> Searcher::segment_search(
           const auto& lc = c.layers[sp][tm];
           if (lc.topofm_from_layer) continue;
           pricing::LayerProblem pr;
-          pr.layer = net_.layer(seg.layers()[sp][tm]);
-          pr.batch = batch_;
+          pricing::set_layer(pr, net_.layer(seg.layers()[sp][tm]), batch_);
           pr.resource = seg.allocation()[sp][tm];
           pr.constraint = {lc.topbat, lc.topifm, lc.topofm, lc.fbifm, lc.fbofm};
           pr.costs = opts_.costs;
@@ -549,8 +547,7 @@ NetworkSearchResult Searcher::run() {
     for (const auto& seg : segments) {
       if (seg.num_layers() != 1) continue;
       pricing::LayerProblem pr;
-      pr.layer = net_.layer(seg.first_layer());
-      pr.batch = batch_;
+      pricing::set_layer(pr, net_.layer(seg.first_layer()), batch_);
       pr.resource = seg.allocation()[0][0];
       pr.costs = opts_.costs;
       pr.options = opts_.options;

@@ -205,6 +205,18 @@ std::optional<PipelineSegment> make_pipeline_segment(std::vector<std::vector<std
                                                      const model::Network& net, std::int64_t batch,
                                                      const mapping::Resource& resource,
                                                      const model::SearchOptions& options) {
+  std::size_t total = 0;
+  for (const auto& v : layers) total += v.size();
+  if (total > 1) {
+    for (const auto& v : layers) {
+      for (std::size_t l : v) {
+        // A MatMul reads B as a filter from DRAM and a layer with heads reads a reshaped
+        // view: their operands go through DRAM, so they are alone in their segments
+        // (docs/transformers.md §5.1).
+        if (net.layer(l).is_matmul() || net.layer(l).nhead != 1) return std::nullopt;
+      }
+    }
+  }
   const auto deps = init_deps(layers, net, options.layer_pipeline_opt);
   if (!deps) return std::nullopt;
   const auto subregions = alloc_proc(layers, net, resource.proc_region);

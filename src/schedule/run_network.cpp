@@ -12,13 +12,13 @@ NetworkSearchResult run_network(const model::Network& net, const mapping::Resour
                                 const search::LayerStrategy& strategy,
                                 const model::SearchOptions& options, std::int64_t batch,
                                 const RunControls& controls) {
-  // Step 1 of issue 20 lands the transformer kinds in the model; their pricing follows
-  // (docs/transformers.md). Until then a network with them is refused, never mispriced.
+  // The systolic mapping's batch loop runs over folds of output positions too and its
+  // replicas share one filter: wrong for a MatMul's per-sample B (docs/transformers.md §5.3).
   for (std::size_t i = 0; i < net.size(); ++i) {
-    if (net.layer(i).is_transformer_kind()) {
+    if (net.layer(i).is_matmul() && resource.array_mapping == model::ArrayMapping::Systolic) {
       throw InputError("layer '" + net.layer_name(i) +
-                       "': type: " + std::string(model::type_name(net.layer(i).type)) +
-                       " layers are not scheduled yet (docs/transformers.md)");
+                       "': type: MatMul is not mapped on the systolic array (use a "
+                       "row-stationary hardware; docs/transformers.md)");
     }
   }
   const search::InterLayerPruning pruning = strategy.inter_layer_pruning();

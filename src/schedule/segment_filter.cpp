@@ -14,8 +14,7 @@ pricing::LayerProblem segment_layer_problem(const PipelineSegment& seg, std::siz
                                             std::size_t tm, const model::Network& net,
                                             std::int64_t batch) {
   pricing::LayerProblem p;
-  p.layer = net.layer(seg.layers()[sp][tm]);
-  p.batch = batch;
+  pricing::set_layer(p, net.layer(seg.layers()[sp][tm]), batch);
   p.resource = seg.allocation()[sp][tm];
   return p;
 }

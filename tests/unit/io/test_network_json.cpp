@@ -132,13 +132,92 @@ const std::vector<std::string> kZooNames{
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooNetwork, ::testing::ValuesIn(kZooNames),
                          [](const auto& test_info) { return test_info.param; });
 
+// kapla's transformer zoo (scripts/dev/gen_transformer_zoo.py; no reference tables: their
+// MACs are checked against the published formulas below).
+const std::vector<std::string> kTransformerNames{"bert_base_s128",
+                                                 "bert_base_s512",
+                                                 "gpt2_small_prefill1024",
+                                                 "gpt2_small_decode1024",
+                                                 "vit_b16",
+                                                 "llama2_7b_block_prefill2048",
+                                                 "llama2_7b_block_decode2048"};
+
 TEST(ZooNetwork, TablesCoverExactlyTheShippedNetworks) {
   std::vector<std::string> tables;
   for (const auto& [name, record] : zoo_tables().items()) tables.push_back(name);
   std::vector<std::string> expected = kZooNames;
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(tables, expected);
+  expected.insert(expected.end(), kTransformerNames.begin(), kTransformerNames.end());
+  std::sort(expected.begin(), expected.end());
   EXPECT_EQ(Catalog(KAPLA_SOURCE_DATA_DIR).list_networks(), expected);
+}
+
+// MACs of the MAC kinds (Conv, FC, MatMul) and ops of the others, per network sample.
+struct OpsSplit {
+  std::int64_t macs = 0;
+  std::map<std::string, std::int64_t> other;  // by kind
+};
+OpsSplit ops_split(const model::Network& net) {
+  OpsSplit o;
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    const auto& l = net.layer(i);
+    if (l.has_filter())
+      o.macs += l.total_ops(1);
+    else
+      o.other[std::string(model::type_name(l.type))] += l.total_ops(1);
+  }
+  return o;
+}
+
+// The published per-block MACs of a transformer block over s tokens of width d (FLOPs are
+// twice these): the four projections 4*s*d^2, a 4d-wide FFN 8*s*d^2, Q.K^T and P.V s^2*d
+// each; biases, norms and softmax are not MACs.
+std::int64_t encoder_block_macs(std::int64_t s, std::int64_t d) {
+  return 12 * s * d * d + 2 * s * s * d;
+}
+
+TEST(TransformerZoo, MacsEqualThePublishedFormulas) {
+  const Catalog catalog(KAPLA_SOURCE_DATA_DIR);
+  const std::int64_t d = 768;
+  for (std::int64_t s : {128, 512}) {
+    const auto net = catalog.load_network("bert_base_s" + std::to_string(s));
+    const auto o = ops_split(net);
+    EXPECT_EQ(o.macs, 12 * encoder_block_macs(s, d)) << s;
+    // Non-MAC ops as documented: softmax 5 per score, layer norm 5 per element, GELU 1,
+    // residual adds 2 inputs per output (Eltwise's nn_dataflow count).
+    EXPECT_EQ(o.other.at("Softmax"), 12 * 5 * 12 * s * s);
+    EXPECT_EQ(o.other.at("LayerNorm"), 12 * 2 * 5 * s * d);
+    EXPECT_EQ(o.other.at("GELU"), 12 * 4 * s * d);
+    EXPECT_EQ(o.other.at("Eltwise"), 12 * 2 * 2 * s * d);
+  }
+  EXPECT_EQ(catalog.load_network("bert_base_s128").total_ops(1),
+            12 * encoder_block_macs(128, d) + 12 * (5 * 12 * 128 * 128 + (10 + 4 + 4) * 128 * d));
+  // GPT-2 small prefill: the same blocks (dense Q.K^T, as a causal-masked kernel computes it).
+  EXPECT_EQ(ops_split(catalog.load_network("gpt2_small_prefill1024")).macs,
+            12 * encoder_block_macs(1024, d));
+  // Decode of one token over a 1024-token cache: 12*d^2 per block plus Q.K^T and P.V over the
+  // context, 2*ctx*d.
+  EXPECT_EQ(ops_split(catalog.load_network("gpt2_small_decode1024")).macs,
+            12 * (12 * d * d + 2 * 1024 * d));
+  // ViT-B/16: the patch embedding 196 x 768 x (3*16*16), then 12 blocks over 196 tokens.
+  EXPECT_EQ(ops_split(catalog.load_network("vit_b16")).macs,
+            196LL * 768 * 3 * 16 * 16 + 12 * encoder_block_macs(196, d));
+  // LLaMA-2-7B block, d 4096, SwiGLU hidden 11008 (three d x f matrices).
+  const std::int64_t ld = 4096, f = 11008;
+  auto llama = [&](std::int64_t s, std::int64_t ctx) {
+    return 4 * s * ld * ld + 3 * s * ld * f + 2 * s * ctx * ld;
+  };
+  EXPECT_EQ(ops_split(catalog.load_network("llama2_7b_block_prefill2048")).macs, llama(2048, 2048));
+  EXPECT_EQ(ops_split(catalog.load_network("llama2_7b_block_decode2048")).macs, llama(1, 2048));
+}
+
+TEST(TransformerZoo, DecodeReadsItsKvCacheAsExternals) {
+  const auto net = Catalog(KAPLA_SOURCE_DATA_DIR).load_network("gpt2_small_decode1024");
+  ASSERT_EQ(net.externals().size(), 24u);
+  const auto qk = *net.find("b0_qk");
+  EXPECT_EQ(net.source_name(net.prevs(qk)[1]), "b0_k_cache");
+  EXPECT_EQ(net.layer(qk), model::make_matmul(1, 64, 1024, 12));
 }
 
 TEST(ZooNetwork, KnownTotals) {

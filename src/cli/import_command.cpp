@@ -11,7 +11,6 @@
 #include "core/errors.hpp"
 #include "io/network_json.hpp"
 #include "io/onnx_import.hpp"
-#include "io/timeloop_yaml.hpp"
 
 namespace kapla::cli {
 
@@ -29,17 +28,12 @@ void register_import(CLI::App& app) {
   sub->add_option("--name", args->name, "Network name (default: the model file's stem)");
   sub->add_flag("-q,--quiet", args->quiet, "No summary on stderr");
   sub->callback([args] {
-    const bool yaml = io::is_yaml_path(args->model);
-    if (!io::is_onnx_path(args->model) && !yaml) {
+    if (!io::is_model_path(args->model)) {
       throw InputError(args->model +
                        ": not an ONNX model or a Timeloop problem (the file name "
                        "must end in .onnx, .yaml or .yml)");
     }
-    const std::string name =
-        args->name.empty() ? std::filesystem::path(args->model).stem().string() : args->name;
-    const io::OnnxImport imported =
-        yaml ? io::OnnxImport{io::import_timeloop_problem(args->model, name), {}}
-             : io::import_onnx_file(args->model, name);
+    const io::OnnxImport imported = io::import_model_file(args->model, args->name);
     const model::Network net = io::parse_network(imported.network, args->model);
     const std::string text = io::render_network_document(imported.network);
     if (args->out.empty()) {
@@ -50,9 +44,8 @@ void register_import(CLI::App& app) {
     }
     if (!args->quiet) {
       std::cerr << "import: " << args->model << " -> network " << net.name() << ": "
-                << (yaml ? std::string("1 layer (Timeloop problem)")
-                         : io::describe_import(imported.summary))
-                << "; " << net.total_ops() << " MACs per sample\n";
+                << io::describe_import(imported.summary) << "; " << net.total_ops()
+                << " MACs per sample\n";
     }
   });
 }

@@ -9,7 +9,6 @@
 #include "io/json_util.hpp"
 #include "io/network_json.hpp"
 #include "io/onnx_import.hpp"
-#include "io/timeloop_yaml.hpp"
 
 namespace kapla::io {
 namespace {
@@ -59,7 +58,7 @@ constexpr const char* kNotAnInputFile =
 }  // namespace
 
 InputKind input_kind(const std::filesystem::path& file) {
-  if (is_onnx_path(file) || is_yaml_path(file)) return InputKind::Network;
+  if (is_model_path(file)) return InputKind::Network;
   const nlohmann::json doc = read_json_file(file);
   if (is_network_document(doc)) return InputKind::Network;
   if (is_hardware_document(doc)) return InputKind::Hardware;
@@ -69,7 +68,7 @@ InputKind input_kind(const std::filesystem::path& file) {
 }
 
 DataFile load_data_file(const std::filesystem::path& file) {
-  if (is_onnx_path(file) || is_yaml_path(file)) return load_network_file(file);
+  if (is_model_path(file)) return load_network_file(file);
   const nlohmann::json doc = read_json_file(file);
   if (is_network_document(doc)) return parse_network(doc, file.string());
   if (is_hardware_document(doc)) return parse_hardware(doc, file.string(), file.stem().string());

@@ -7,7 +7,6 @@
 #include "core/errors.hpp"
 #include "io/json_util.hpp"
 #include "io/onnx_import.hpp"
-#include "io/timeloop_yaml.hpp"
 
 namespace kapla::io {
 namespace {
@@ -374,10 +373,7 @@ std::string render_network_document(const json& doc) {
 }
 
 model::Network load_network_file(const std::filesystem::path& file) {
-  if (is_onnx_path(file)) return parse_network(import_onnx_file(file).network, file.string());
-  if (is_yaml_path(file)) {
-    return parse_network(import_timeloop_problem(file, file.stem().string()), file.string());
-  }
+  if (is_model_path(file)) return parse_network(import_model_file(file).network, file.string());
   return parse_network(read_json_file(file), file.string());
 }
 

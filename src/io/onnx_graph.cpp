@@ -29,14 +29,6 @@ OnnxAttribute convert(const onnx::AttributeProto& a) {
       out.kind = OnnxAttribute::Kind::Ints;
       out.ints.assign(a.ints().begin(), a.ints().end());
       break;
-    case onnx::AttributeProto::FLOAT:
-      out.kind = OnnxAttribute::Kind::Float;
-      out.f = a.f();
-      break;
-    case onnx::AttributeProto::STRING:
-      out.kind = OnnxAttribute::Kind::String;
-      out.s = a.s();
-      break;
     default:
       break;
   }

@@ -13,15 +13,13 @@
 
 namespace kapla::io {
 
-/// The attribute kinds the importer reads; anything else is kept as "other" so that a node
-/// that depends on it can say so.
+/// The attribute kinds the importer reads (kernel shapes, strides, groups, axes); anything
+/// else is kept as "other".
 struct OnnxAttribute {
-  enum class Kind : std::uint8_t { Int, Ints, Float, String, Other };
+  enum class Kind : std::uint8_t { Int, Ints, Other };
   Kind kind = Kind::Other;
   std::int64_t i = 0;
   std::vector<std::int64_t> ints;
-  double f = 0.0;
-  std::string s;
 };
 
 struct OnnxNode {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "io/onnx_graph.hpp"
+#include "io/timeloop_yaml.hpp"
 
 namespace kapla::io {
 namespace {
@@ -29,6 +30,18 @@ bool is_onnx_path(const std::filesystem::path& file) { return file.extension() =
 
 OnnxImport import_onnx_file(const std::filesystem::path& file, const std::string& name) {
   return lower_onnx_graph(read_onnx_graph(file), name.empty() ? file.stem().string() : name);
+}
+
+bool is_model_path(const std::filesystem::path& file) {
+  return is_onnx_path(file) || is_yaml_path(file);
+}
+
+OnnxImport import_model_file(const std::filesystem::path& file, const std::string& name) {
+  if (!is_yaml_path(file)) return import_onnx_file(file, name);
+  OnnxImport imported{import_timeloop_problem(file, name.empty() ? file.stem().string() : name),
+                      {}};
+  ++imported.summary.layers_by_type[imported.network["layers"][0]["type"].get<std::string>()];
+  return imported;
 }
 
 std::string describe_import(const OnnxImportSummary& s) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checked_math.hpp"
 #include "core/errors.hpp"
 #include "core/phy_dim2.hpp"
 
@@ -67,6 +68,10 @@ const std::set<std::string> kShapeOps = {"Shape", "Size",    "ConstantOfShape", 
 // positions (a token sequence [N, S, D] is D channels of 1 x S; [N, K] is K channels of 1 x 1;
 // attention's [N, heads, S, d] is d channels of 1 x S, heads times).
 enum class Layout : std::uint8_t { Image, Rows };
+
+// Elements of one tensor, batch included: the per-sample limit (2^36) times the batch limit
+// (2^20); every product of its dimensions then fits an int64.
+constexpr std::int64_t kMaxTensorWords = std::int64_t{1} << 56;
 
 // An activation tensor as kapla sees it.
 struct Activation {
@@ -126,6 +131,14 @@ class Lowering {
     }
     for (std::size_t i = 1; i < it->second.size(); ++i) {
       if (it->second[i] <= 0) fail(n, "the shape of '" + tensor + "' is not static");
+    }
+    // Products of dimensions (rows, words, a flattened size) are taken below: a tensor larger
+    // than any batch of any layer kapla accepts is refused before one can overflow.
+    std::int64_t words = 1;
+    for (std::int64_t d : it->second) {
+      if (d > 0 && (!checked_mul(words, d, words) || words > kMaxTensorWords)) {
+        fail(n, "tensor '" + tensor + "' has more than 2^56 elements");
+      }
     }
     return it->second;
   }
@@ -488,6 +501,12 @@ class Lowering {
       acts_[t] = std::move(out);
       return;
     }
+    external_activation(n, t, layout);
+  }
+
+  // The tensor `t` (with a static shape) as a new external input of the network.
+  void external_activation(const OnnxNode& n, const std::string& t, Layout layout) {
+    Activation out;
     out.dims = shape(n, t);
     out.layout = out.dims.size() == 4 ? layout : Layout::Rows;
     if (out.layout == Layout::Image) check_batch(n, out.dims, t);
@@ -500,14 +519,7 @@ class Lowering {
   // An element-wise op with constants on a pending cut: its output's static shape is the
   // cut's (the op itself is fused, as any bias add).
   void finish_cut(const OnnxNode& n, const Activation& pending) {
-    const std::string& t = n.outputs.at(0);
-    Activation out;
-    out.dims = shape(n, t);
-    out.layout = out.dims.size() == 4 ? pending.layout : Layout::Rows;
-    const auto [c, fmap] = view(n, out, t);
-    out.sources = {add_external(t, c, fmap)};
-    acts_[t] = std::move(out);
-    ++summary_.cuts;
+    external_activation(n, n.outputs.at(0), pending.layout);
     ++summary_.fused_by_op[n.op_type];
   }
 

@@ -7,12 +7,16 @@
 
 #include "core/errors.hpp"
 #include "io/json_util.hpp"
+#include "model/limits.hpp"
 
 namespace kapla::io {
 namespace {
 
-// A dimension of the instance; one absent from it is 1 (Timeloop's default).
-std::int64_t dim(const YAML::Node& instance, const std::string& key, const std::string& origin) {
+// A dimension of the instance; one absent from it is 1 (Timeloop's default). Bounded by the
+// model's limit for what it becomes (channels, fmap side, window side) before the derived
+// input size multiplies it.
+std::int64_t dim(const YAML::Node& instance, const std::string& key, const std::string& origin,
+                 std::int64_t max) {
   const YAML::Node v = instance[key];
   if (!v) return 1;
   std::int64_t x = 0;
@@ -24,6 +28,10 @@ std::int64_t dim(const YAML::Node& instance, const std::string& key, const std::
   if (x <= 0) {
     throw InputError(origin + ": problem.instance." + key + ": must be positive, got " +
                      std::to_string(x));
+  }
+  if (x > max) {
+    throw InputError(origin + ": problem.instance." + key + ": must be at most " +
+                     std::to_string(max) + ", got " + std::to_string(x));
   }
   return x;
 }
@@ -64,13 +72,18 @@ nlohmann::json import_timeloop_problem(const std::filesystem::path& file, const 
   nlohmann::json layer = {{"name", name}};
   nlohmann::json input;
   if (shape == "CNN-Layer" || shape == "CNN_Layer") {
-    const std::int64_t c = dim(instance, "C", origin), m = dim(instance, "M", origin);
-    const std::int64_t r = dim(instance, "R", origin), s = dim(instance, "S", origin);
-    const std::int64_t p = dim(instance, "P", origin), q = dim(instance, "Q", origin);
-    const std::int64_t ws = dim(instance, "Wstride", origin);
-    const std::int64_t hs = dim(instance, "Hstride", origin);
+    using namespace model::limits;
+    const std::int64_t c = dim(instance, "C", origin, kMaxChannels);
+    const std::int64_t m = dim(instance, "M", origin, kMaxChannels);
+    const std::int64_t r = dim(instance, "R", origin, kMaxWindowSide);
+    const std::int64_t s = dim(instance, "S", origin, kMaxWindowSide);
+    const std::int64_t p = dim(instance, "P", origin, kMaxFmapSide);
+    const std::int64_t q = dim(instance, "Q", origin, kMaxFmapSide);
+    const std::int64_t ws = dim(instance, "Wstride", origin, kMaxWindowSide);
+    const std::int64_t hs = dim(instance, "Hstride", origin, kMaxWindowSide);
+    dim(instance, "N", origin, kMaxBatch);  // not kept, but checked as any batch
     for (const char* k : {"Wdilation", "Hdilation", "G"}) {
-      if (dim(instance, k, origin) != 1) {
+      if (dim(instance, k, origin, kMaxChannels) != 1) {
         throw InputError(origin + ": problem.instance." + k + ": only 1 is supported");
       }
     }
@@ -83,8 +96,10 @@ nlohmann::json import_timeloop_problem(const std::filesystem::path& file, const 
     if (hs != 1 || ws != 1) layer["strd"] = dims_json(hs, ws);
     input = {{"nofm", c}, {"sofm", dims_json((q - 1) * hs + s, (p - 1) * ws + r)}};
   } else if (shape == "GEMM" || shape == "Gemm" || shape == "MatMul") {
-    const std::int64_t m = dim(instance, "M", origin), n = dim(instance, "N", origin);
-    const std::int64_t k = dim(instance, "K", origin);
+    using namespace model::limits;
+    const std::int64_t m = dim(instance, "M", origin, kMaxFmapSide);
+    const std::int64_t n = dim(instance, "N", origin, kMaxChannels);
+    const std::int64_t k = dim(instance, "K", origin, kMaxChannels);
     layer.update(
         {{"type", "Conv"}, {"nifm", k}, {"nofm", n}, {"sofm", dims_json(1, m)}, {"sfil", 1}});
     input = {{"nofm", k}, {"sofm", dims_json(1, m)}};

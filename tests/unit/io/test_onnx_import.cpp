@@ -153,6 +153,13 @@ TEST(OnnxLowering, WhatKaplaCannotExpressIsOneLineNamingNodeAndOp) {
   EXPECT_EQ(input_error_of([&] { unknown_shape.layers(); }),
             "m.onnx: node 'c' (Conv): the shape of 'y' is not static");
 
+  // Dimensions whose product overflows an int64 (2^31 x 2^31 x 2^31) are refused, not wrapped.
+  GraphBuilder huge({1, 2048, std::int64_t{1} << 31, std::int64_t{1} << 31});
+  huge.constant("w", {2, 2048, 1, 1});
+  huge.node("Conv", "c", {"x", "w"}, "y", {1, 2, 4, 4});
+  EXPECT_EQ(input_error_of([&] { huge.layers(); }),
+            "m.onnx: node 'input' (Input): tensor 'x' has more than 2^56 elements");
+
   GraphBuilder nothing({1, 2, 4, 4});
   nothing.node("Relu", "r", {"x"}, "y", {1, 2, 4, 4});
   EXPECT_EQ(input_error_of([&] { nothing.layers(); }),

@@ -69,6 +69,11 @@ TEST(TimeloopYaml, BadFilesGetOneLineNamingTheKey) {
   EXPECT_EQ(err("problem: {instance: {C: -3}}"),
             f + ": problem.instance.C: must be positive, got -3");
   EXPECT_EQ(err("problem: {instance: {C: many}}"), f + ": problem.instance.C: must be an integer");
+  // Bounded before the derived input (Q - 1) * Hstride + S is computed: 2^62 wrapped before.
+  EXPECT_EQ(err("problem: {instance: {C: 3, Q: 4611686018427387904, Hstride: 4}}"),
+            f + ": problem.instance.Q: must be at most 65536, got 4611686018427387904");
+  EXPECT_EQ(err("problem: {instance: {C: 3, N: 9223372036854775807}}"),
+            f + ": problem.instance.N: must be at most 1048576, got 9223372036854775807");
   EXPECT_EQ(err("problem: {instance: {C: 3, Wdilation: 2}}"),
             f + ": problem.instance.Wdilation: only 1 is supported");
   EXPECT_EQ(err("problem: {shape: {name: Depthwise}, instance: {C: 3}}"),

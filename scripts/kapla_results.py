@@ -35,7 +35,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-SCHEMA_VERSIONS = (2, 3, 4, 5)  # kOldestReadableSchema .. kResultSchemaVersion
+SCHEMA_VERSIONS = (2, 3, 4, 5, 6)  # kOldestReadableSchema .. kResultSchemaVersion
 ATTR_SCHEMA = "kapla_schema"
 ATTR_JOB_NAME = "job_name"
 ATTR_JOB_FINGERPRINT = "job_fingerprint"

@@ -105,6 +105,7 @@ struct ScheduleArgs {
   std::optional<double> max_degree;
   std::string goal;
   std::optional<int> top;
+  std::string imperfect;  // --imperfect: none, spatial or full; empty = the options'
 };
 
 // The model's field names and the reference CLI's flags that set them, so that a flag's error
@@ -127,6 +128,7 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOfField[] = {
     {"layer_pipeline_time_ovhd", "--layer-pipeline-time-overhead"},
     {"layer_pipeline_max_degree", "--layer-pipeline-max-degree"},
     {"ntops", "-t/--top"},
+    {"imperfect", "--imperfect"},
 };
 
 // Runs a model validation and renames its "FIELD: reason" to "FLAG: reason".
@@ -318,7 +320,10 @@ model::SearchOptions build_options(const ScheduleArgs& a) {
   if (!a.goal.empty()) o.opt_goal = model::parse_goal(a.goal);
   if (a.top) o.ntops = *a.top;
   o.cost_model = model::parse_variant(a.cost_model);
-  validate_as_flags([&] { model::validate(o); });
+  validate_as_flags([&] {
+    if (!a.imperfect.empty()) o.imperfect = model::parse_imperfect(a.imperfect);
+    model::validate(o);
+  });
   return o;
 }
 
@@ -431,6 +436,9 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
               << ", strategy " << strategy_name << ", goal " << model::goal_name(options.opt_goal)
               << ", cost model " << model::variant_name(options.cost_model)
               << (hw.array_mapping == model::ArrayMapping::Systolic ? ", systolic array" : "")
+              << (options.imperfect != model::Imperfect::None
+                      ? ", imperfect " + std::string(model::imperfect_name(options.imperfect))
+                      : std::string())
               << "\n";
     std::cout << "total_cost " << best.total_cost() << "\ntotal_time " << best.total_time()
               << "\ntotal_ops " << best.total_ops() << "\ntotal_accesses";
@@ -478,6 +486,8 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
     out["net"] = net.name();
     out["batch"] = a.batch;
     out["cost_model"] = std::string(model::variant_name(options.cost_model));
+    if (options.imperfect != model::Imperfect::None)  // files of the reference's space unchanged
+      out["imperfect"] = std::string(model::imperfect_name(options.imperfect));
     out["strategy"] = std::string(strategy_name);
     for (const auto& [key, text] : described) {  // seeded strategies: seed and budget
       if (key == "strategy.seed") out["seed"] = a.seed;
@@ -638,6 +648,8 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--layer-pipeline-max-degree", a->max_degree, "Max vertices per segment");
   sub->add_option("-g,--goal", a->goal, "e, d or ed");
   sub->add_option("-t,--top", a->top, "Beam width (ntops)");
+  sub->add_option("--imperfect", a->imperfect,
+                  "Imperfect factorization: none, spatial or full (docs/imperfect.md)");
   sub->callback([a, bypass_opt, fold_opt, &ctx] {
     a->disable_bypass_given = bypass_opt->count() > 0;
     if (fold_opt->count() > 0) a->rs_fold_variants = a->rs_fold_flag;

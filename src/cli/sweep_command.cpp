@@ -176,8 +176,26 @@ struct SweepArgs {
   bool dry_run = false;
   double warn_hours = 4;
   double stop_grace = 60;
+  std::string imperfect;  // --imperfect: overrides the job's options.imperfect when given
   std::string command_line;
 };
+
+// The job file with the command line's overrides applied (the fingerprint follows them, so
+// results searched in another space are never resumed into).
+sweep::SweepSpec load_job(const SweepArgs& args, const Context& ctx) {
+  const auto& registry = search::builtin_strategies();
+  sweep::SweepSpec spec = io::load_job_file(args.job, registry, ctx.resolved_data_dir());
+  if (!args.imperfect.empty()) {
+    try {
+      spec.options.imperfect = model::parse_imperfect(args.imperfect);
+      model::validate(spec.options);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--") + e.what());
+    }
+    spec.fingerprint = io::job_fingerprint(spec, registry);
+  }
+  return spec;
+}
 
 // `--dry-run`: the tuples with the runner's estimate of each one's CPU time (one thread) and
 // the 90th-percentile bound of its error, the totals, and a warning when the bound is large.
@@ -186,8 +204,7 @@ void dry_run(const SweepArgs& args, const Context& ctx, const TupleRunnerFactory
   // Measured / estimated CPU time is within this factor for 90 % of the tuples the estimate
   // was fitted to (scripts/fit_tuple_estimate.py, docs/sweep.md "Dry run").
   constexpr double kUpTo = 10.7;
-  const sweep::SweepSpec spec =
-      io::load_job_file(args.job, search::builtin_strategies(), ctx.resolved_data_dir());
+  const sweep::SweepSpec spec = load_job(args, ctx);
   const auto runner = factory(spec, ctx);
   TextTable table({{"tuple", TextTable::Align::Left},
                    {"estimated CPU time", TextTable::Align::Right},
@@ -250,8 +267,7 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
     const auto comm = sweep::make_world_communicator();
     rank = comm->rank();
     try {
-      const sweep::SweepSpec spec =
-          io::load_job_file(args.job, search::builtin_strategies(), ctx.resolved_data_dir());
+      const sweep::SweepSpec spec = load_job(args, ctx);
       const std::string output = args.out.empty() ? spec.output : args.out;
       const auto runner = factory(spec, ctx);
       const auto tuples = check_tuples(args.job, spec, *runner);
@@ -312,6 +328,9 @@ void register_sweep_with(CLI::App& app, Context& ctx, TupleRunnerFactory factory
                   "--dry-run: warn when the total's upper bound exceeds this many CPU hours")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  sub->add_option("--imperfect", args->imperfect,
+                  "Imperfect factorization: none, spatial or full (overrides the job's "
+                  "options.imperfect; docs/imperfect.md)");
   add_progress_flags(*sub, args->progress, "finished tuple", "summary");
   sub->add_option("--stop-grace", args->stop_grace,
                   "Seconds a running tuple may go on after SIGTERM/SIGUSR1 to finish its record "

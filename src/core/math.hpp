@@ -23,6 +23,13 @@ std::vector<std::int64_t> divisors(std::int64_t value);
 bool approx_dividable(std::int64_t total, std::int64_t num, double rel_overhead = 0.1,
                       double abs_overhead = 1);
 
+/// Whether splitting `total` into `num` ceil-sized pieces (ceil_div(total, num) each, the
+/// last one smaller) leaves every piece non-empty: 100 on 6 (17 x 5 + 15) yes, 7 on 6
+/// (2 x 3 + 1, then two empty) no. Imperfect factorization (docs/imperfect.md).
+constexpr bool nonempty_split(std::int64_t total, std::int64_t num) {
+  return num >= 1 && num <= total && ceil_div(total, num) * (num - 1) < total;
+}
+
 /// The i-th of n even pieces of [beg, end): (beg + i*L//n, beg + (i+1)*L//n) (floor).
 constexpr std::pair<std::int64_t, std::int64_t> ith_range(std::int64_t beg, std::int64_t end,
                                                           std::int64_t i, std::int64_t n) {

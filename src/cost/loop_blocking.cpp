@@ -212,7 +212,9 @@ LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blockin
     if (!ev.stored_in_gbuf[d] && ev.fetch[0][d] < ev.fetch[1][d]) ev.stored_in_gbuf[d] = true;
   if (over_capacity(ev, nld, resource)) return reject(InvalidReason::CapacityFinal);
 
-  ev.num_nodes = resource.proc_region.dim.size();
+  // The nodes that compute: ops and accesses count them only (idle nodes of a sub-grid
+  // partition, docs/imperfect.md, cost static energy alone).
+  ev.num_nodes = bufshr.used_nodes > 0 ? bufshr.used_nodes : resource.proc_region.dim.size();
   if (options.hw_gbuf_sharing && sweep) detail::apply_bufshr(ev, nld, resource, bufshr);
   if (options.hw_access_forwarding || options.hw_gbuf_sharing)
     for (auto d : all_values<DataCategory>()) ev.accfwd_reduction[d] = bufshr.size(d);

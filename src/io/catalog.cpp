@@ -45,7 +45,8 @@ bool is_options_document(const nlohmann::json& doc) {
     for (std::string_view prefix : {"sw_", "hw_", "partition_", "layer_pipeline_"}) {
       if (key.rfind(prefix, 0) == 0) return true;
     }
-    if (key == "opt_goal" || key == "ntops" || key == "rs_fold_variants") return true;
+    if (key == "opt_goal" || key == "ntops" || key == "rs_fold_variants" || key == "imperfect")
+      return true;
   }
   return false;
 }

@@ -430,6 +430,14 @@ sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& reg
   }
   spec.output = job.string("output");
   if (spec.output.empty()) fail("output", "must not be empty");
+  spec.fingerprint = job_fingerprint(spec, registry);
+  return spec;
+}
+
+}  // namespace
+
+std::string job_fingerprint(const sweep::SweepSpec& spec,
+                            const search::StrategyRegistry& registry) {
   // The options each strategy searches with (its registry default filled in), each distinct
   // text once, in axis order. A job whose strategies all search alike keeps the fingerprint it
   // had before strategies had defaults of their own; a job whose K or S now search the fold
@@ -446,11 +454,8 @@ sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& reg
   fp.precision(17);
   for (std::size_t i = 0; i < searched.size(); ++i) fp << (i ? "|" : "") << searched[i];
   fp << ";tuple_time_limit_seconds=" << spec.tuple_time_limit_seconds;
-  spec.fingerprint = sweep::hex64(sweep::fnv1a(fp.str()));
-  return spec;
+  return sweep::hex64(sweep::fnv1a(fp.str()));
 }
-
-}  // namespace
 
 std::string canonical_options(const model::SearchOptions& o) {
   std::ostringstream os;
@@ -471,6 +476,8 @@ std::string canonical_options(const model::SearchOptions& o) {
      << ";cost_model=" << model::variant_name(o.cost_model);
   // Only when set, so the keys of results written before the option existed still match.
   if (model::fold_variants_on(o)) os << ";rs_fold_variants=1";
+  if (o.imperfect != model::Imperfect::None)
+    os << ";imperfect=" << model::imperfect_name(o.imperfect);
   return os.str();
 }
 

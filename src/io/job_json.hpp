@@ -26,6 +26,11 @@ sweep::SweepSpec parse_job_text(
     const search::StrategyRegistry& registry = search::builtin_strategies(),
     const std::optional<std::filesystem::path>& data_dir_override = {});
 
+/// The hash of everything that changes a tuple's values besides its axes: the options each
+/// strategy searches with and the time limit (SweepSpec::fingerprint). A caller that changes
+/// spec.options after loading (kapla sweep --imperfect) recomputes it with this.
+std::string job_fingerprint(const sweep::SweepSpec& spec, const search::StrategyRegistry& registry);
+
 /// The canonical text of resolved search options (what the fingerprint hashes).
 std::string canonical_options(const model::SearchOptions& options);
 

@@ -39,7 +39,8 @@ model::SearchOptions parse_search_options(const json& value, const std::string& 
                                         "layer_pipeline_opt",
                                         "opt_goal",
                                         "ntops",
-                                        "rs_fold_variants"};
+                                        "rs_fold_variants",
+                                        "imperfect"};
   if (format == OptionsFormat::Job) {
     keys.push_back("cost_model");
   } else {
@@ -83,6 +84,10 @@ model::SearchOptions parse_search_options(const json& value, const std::string& 
   };
   number("layer_pipeline_time_ovhd", o.layer_pipeline_time_ovhd);
   number("layer_pipeline_max_degree", o.layer_pipeline_max_degree);
+  // The strings are read before the try: their type errors already carry the path.
+  const std::string goal = obj.has("opt_goal") ? obj.string("opt_goal") : "";
+  const std::string variant = obj.has("cost_model") ? obj.string("cost_model") : "";
+  const std::string imperfect = obj.has("imperfect") ? obj.string("imperfect") : "";
   try {
     if (obj.has("ntops")) {
       // Checked before the narrowing to int.
@@ -91,8 +96,9 @@ model::SearchOptions parse_search_options(const json& value, const std::string& 
         fail("ntops", "is too large, got " + std::to_string(n));
       o.ntops = static_cast<int>(n);
     }
-    if (obj.has("opt_goal")) o.opt_goal = model::parse_goal(obj.string("opt_goal"));
-    if (obj.has("cost_model")) o.cost_model = model::parse_variant(obj.string("cost_model"));
+    if (obj.has("opt_goal")) o.opt_goal = model::parse_goal(goal);
+    if (obj.has("cost_model")) o.cost_model = model::parse_variant(variant);
+    if (obj.has("imperfect")) o.imperfect = model::parse_imperfect(imperfect);
     model::validate(o);
   } catch (const InputError& e) {
     rethrow_at(path, e);  // the model names the field

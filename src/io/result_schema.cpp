@@ -97,7 +97,8 @@ Column<Row> key_of(TupleOf tuple_of) {
   Column<Row> c;
   c.name = "key";
   c.type = ColumnType::Str;
-  c.description = "tuple key network:hardware:strategy:b<batch>:s<seed>[:p<params hash>]";
+  c.description =
+      "tuple key network:hardware:strategy:b<batch>:s<seed>[:p<params hash>][:i<imperfect>]";
   c.get = [tuple_of](const Row& r) -> Cell { return tuple_of(r).key(); };
   c.set = [](Row&, const Cell&) {};
   return c;
@@ -187,6 +188,18 @@ void add_axes(std::vector<Column<Row>>& cols, TupleOf t) {
   cols.push_back(field<Row>(
       "batch", "", "batch size", [t](auto& r) -> auto& { return t(r).batch; }));
   add_design(cols, t);
+  Column<Row> imperfect;  // the job's options.imperfect: part of the key unless none
+  imperfect.name = "imperfect";
+  imperfect.type = ColumnType::Str;
+  imperfect.description = "imperfect factorization searched: none, spatial or full";
+  imperfect.get = [t](const Row& r) -> Cell {
+    return std::string(model::imperfect_name(t(r).imperfect));
+  };
+  imperfect.set = [t](Row& r, const Cell& v) {
+    t(r).imperfect = model::parse_imperfect(std::get<std::string>(v));
+  };
+  imperfect.since = 6;
+  cols.push_back(std::move(imperfect));
   cols.push_back(field<Row>(
       "seed", "", "the job's seed for this tuple (the seeds axis)", [t](auto& r) -> auto& {
         return t(r).seed;

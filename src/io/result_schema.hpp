@@ -20,10 +20,10 @@
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 5;
+inline constexpr int kResultSchemaVersion = 6;
 /// Version 2 files (no /expected, no column attributes, a `layers.directives` column) and
 /// version 3 files (no strategy_letter / strategy_label) and version 4 files (no design_*
-/// columns) still load, resume and merge.
+/// columns) and version 5 files (no imperfect column: none) still load, resume and merge.
 inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.

@@ -177,7 +177,9 @@ BufShrScheme make_bufshr_scheme(const NodeRegion& region, const PartitionScheme&
       nbr[d] = Dist2{kInf, kInf};
     }
   }
-  return BufShrScheme(dims, nbr);
+  BufShrScheme out(dims, nbr);
+  out.used_nodes = part.size();
+  return out;
 }
 
 }  // namespace kapla::mapping

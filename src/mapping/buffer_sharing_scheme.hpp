@@ -23,6 +23,10 @@ struct BufShrScheme {
   PerDataCategory<PhyDim2> dims{{PhyDim2{1, 1}, PhyDim2{1, 1}, PhyDim2{1, 1}}};
   /// Average hop distance between logical neighbours of each group, per dimension.
   PerDataCategory<Dist2> nbr_dists;
+  /// The nodes of the partition that compute (its part.size()); the others of the region idle
+  /// (a spatially imperfect scheme on a sub-grid, docs/imperfect.md). 0 = every node of the
+  /// processing region, as in the reference, whose partitions always fill their region.
+  std::int64_t used_nodes = 0;
 
   /// The unshared scheme: every group (1, 1), distances +inf.
   BufShrScheme();

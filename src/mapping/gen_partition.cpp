@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
@@ -79,10 +80,18 @@ bool fc_like(const Target& t, bool fork, bool fallback) {
   return forward_tested && ofm11;
 }
 
-std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDim2 dim_nodes,
-                                      const model::SearchOptions& opt, bool guaranteed) {
+/// Whether `total` may be split `num` ways: the reference's approx_dividable (at most 10 %
+/// padding), or with imperfect splits any split whose pieces are all non-empty.
+bool splittable(std::int64_t total, std::int64_t num, bool imperfect) {
+  return approx_dividable(total, num) || (imperfect && nonempty_split(total, num));
+}
+
+/// Appends the schemes whose factors multiply to `dim_nodes` (the region's grid or a sub-grid
+/// of it), in the reference's order; `imperfect` relaxes the splits (splittable).
+void generate_on(const Target& t, std::int64_t batch, PhyDim2 dim_nodes,
+                 const model::SearchOptions& opt, bool imperfect,
+                 std::vector<PartitionScheme>& out) {
   const bool fork = opt.cost_model == model::CostModelVariant::Kapla;
-  std::vector<PartitionScheme> out;
   const auto fh = factorize(dim_nodes.h, 4);
   const auto fw = factorize(dim_nodes.w, 4);
 
@@ -120,12 +129,12 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
       if (opt.partition_hybrid) {
         // Back kinds partition their gradient ifmap (the forward layer's ofmap).
         const std::int64_t nch = (fork && t.kind == Kind::RegionBack) ? t.nifm : t.nofm;
-        if (!approx_dividable(nch, outp.size())) continue;
+        if (!splittable(nch, outp.size(), imperfect)) continue;
         const PhyDim2 s = (fork && is_back(t.kind)) ? t.sifm : t.sofm;
-        if (!approx_dividable(s.h, ofmp.h) || !approx_dividable(s.w, ofmp.w)) continue;
+        if (!splittable(s.h, ofmp.h, imperfect) || !splittable(s.w, ofmp.w, imperfect)) continue;
         if (!opt.partition_ifmaps && inpp.size() > 1) continue;
         if (t.kind == Kind::Conv || t.kind == Kind::ConvBack) {
-          if (!approx_dividable(t.nifm, inpp.size())) continue;
+          if (!splittable(t.nifm, inpp.size(), imperfect)) continue;
         } else if (t.kind != Kind::Input) {
           if (inpp.size() > 1) continue;
         }
@@ -171,6 +180,44 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
         out.push_back(ps);
       }
     }
+  }
+}
+
+/// The sides a spatially imperfect scheme may use of a grid side of `n` nodes: all of them
+/// first, then each smaller one down to just over half. A sub-grid is there to fit a
+/// dimension that does not align with the nodes (a 7x7 fmap on 16 uses 14 = 7 x 2); one that
+/// idles half a side or more is left out, which bounds the space by about (n/2)^2 grids.
+std::vector<std::int64_t> used_sides(std::int64_t n) {
+  std::vector<std::int64_t> out{n};
+  for (std::int64_t u = n - 1; 2 * u > n; --u) out.push_back(u);
+  return out;
+}
+
+std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDim2 dim_nodes,
+                                      const model::SearchOptions& opt, bool guaranteed) {
+  const bool fork = opt.cost_model == model::CostModelVariant::Kapla;
+  std::vector<PartitionScheme> out;
+  // The reference's schemes first, in its order (ties in the search go to them).
+  generate_on(t, batch, dim_nodes, opt, false, out);
+  if (opt.imperfect != model::Imperfect::None && t.kind != Kind::Input) {
+    // Then the wider space's others, grid by grid (the whole grid first), each once.
+    auto key = [](const PartitionScheme& ps) {
+      std::array<std::int64_t, 12> k{};
+      for (std::size_t i = 0; i < 4; ++i) {
+        k[i] = static_cast<std::int64_t>(ps.order[i]);
+        k[4 + 2 * i] = ps.pdims[kPaes[i]].h;
+        k[5 + 2 * i] = ps.pdims[kPaes[i]].w;
+      }
+      return k;
+    };
+    std::set<std::array<std::int64_t, 12>> seen;
+    for (const auto& ps : out) seen.insert(key(ps));
+    std::vector<PartitionScheme> more;
+    for (const std::int64_t h : used_sides(dim_nodes.h))
+      for (const std::int64_t w : used_sides(dim_nodes.w))
+        generate_on(t, batch, PhyDim2{h, w}, opt, true, more);
+    for (const auto& ps : more)
+      if (seen.insert(key(ps)).second) out.push_back(ps);
   }
 
   if (guaranteed && out.empty()) {

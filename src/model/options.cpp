@@ -45,6 +45,7 @@ std::vector<std::pair<std::string, std::string>> describe(const SearchOptions& o
       {"options.cost_model", std::string(variant_name(o.cost_model))},
       {"options.rs_fold_variants",
        o.rs_fold_variants ? flag(*o.rs_fold_variants) : std::string("strategy")},
+      {"options.imperfect", std::string(imperfect_name(o.imperfect))},
   };
 }
 
@@ -103,6 +104,25 @@ CostModelVariant parse_variant(std::string_view s) {
   throw InputError("cost_model: must be kapla or tangram; got '" + std::string(s) + "'");
 }
 
+std::string_view imperfect_name(Imperfect m) {
+  switch (m) {
+    case Imperfect::None:
+      return "none";
+    case Imperfect::Spatial:
+      return "spatial";
+    case Imperfect::Full:
+      return "full";
+  }
+  return "?";
+}
+
+Imperfect parse_imperfect(std::string_view s) {
+  if (s == "none") return Imperfect::None;
+  if (s == "spatial") return Imperfect::Spatial;
+  if (s == "full") return Imperfect::Full;
+  throw InputError("imperfect: must be one of none, spatial, full; got '" + std::string(s) + "'");
+}
+
 SearchOptions kapla_option_preset(std::string_view name) {
   SearchOptions o;
   o.sw_gbuf_bypass = {{false, false, false}};
@@ -142,6 +162,12 @@ void validate(const SearchOptions& o) {
   }
   if (o.partition_ifmaps && !o.partition_hybrid) {
     throw InputError("partition_ifmaps: requires partition_hybrid");
+  }
+  if (o.imperfect == Imperfect::Full) {
+    // Refused rather than searched as spatial: a result must come from the space it names.
+    throw InputError(
+        "imperfect: full (temporal blocks with a remainder) is not built yet; use none or "
+        "spatial (docs/imperfect.md)");
   }
   limits::check_int("ntops", o.ntops, 1, limits::kMaxTops);
   limits::check_real("layer_pipeline_time_ovhd", o.layer_pipeline_time_ovhd, 0,

@@ -21,6 +21,13 @@ enum class Goal : std::uint8_t { Energy, Delay, EnergyDelay };
 /// read-write data category): upstream TANGRAM nn_dataflow, or the KAPLA fork of it.
 enum class CostModelVariant : std::uint8_t { Kapla, Tangram };
 
+/// Imperfect factorization (Ruby, docs/imperfect.md): which splits may leave a remainder
+/// beyond the reference's space. None: nn_dataflow's partitions (factors multiply to the node
+/// grid, splits within approx_dividable's overhead). Spatial: node partitions may also use a
+/// sub-grid (idle nodes) and any split whose pieces are all non-empty. Full: spatial, and the
+/// temporal blocking also takes blocks with a smaller last block (not built yet: refused).
+enum class Imperfect : std::uint8_t { None, Spatial, Full };
+
 /// The member initialisers are the reference library's Option() (GBUF bypass off), which the
 /// parity tests construct. What a user gets by default is default_options() below.
 struct SearchOptions {
@@ -48,6 +55,8 @@ struct SearchOptions {
   /// that SearchOptions{} stays the reference's Option (parity tests), and an unset value that
   /// reaches the cost model without a strategy means off (fold_variants_on).
   std::optional<bool> rs_fold_variants = false;
+  /// kapla's extension: imperfect factorization (Ruby-S / Ruby-T); none = the reference's space.
+  Imperfect imperfect = Imperfect::None;
 
   friend bool operator==(const SearchOptions&, const SearchOptions&) = default;
 };
@@ -77,6 +86,10 @@ bool goal_less(double energy_a, double time_a, double energy_b, double time_b, G
 /// "e", "d" or "ed"; throws InputError otherwise.
 Goal parse_goal(std::string_view s);
 std::string_view variant_name(CostModelVariant v);
+/// "none", "spatial" or "full".
+std::string_view imperfect_name(Imperfect m);
+/// The inverse of imperfect_name; throws InputError("imperfect: ...") otherwise.
+Imperfect parse_imperfect(std::string_view s);
 /// "kapla" or "tangram"; throws InputError otherwise.
 CostModelVariant parse_variant(std::string_view s);
 

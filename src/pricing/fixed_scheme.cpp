@@ -24,6 +24,7 @@ PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionSc
     s.bufshr =
         mapping::make_bufshr_scheme(p.resource.proc_region, part, s.map.nlds.front().data_loops);
   }
+  s.bufshr.used_nodes = part.size();
   return s;
 }
 

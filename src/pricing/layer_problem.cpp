@@ -49,7 +49,8 @@ std::string problem_key(const LayerProblem& p, bool with_layout) {
   os << o.sw_solve_loopblocking << o.hw_access_forwarding << o.hw_gbuf_sharing
      << o.hw_gbuf_save_writeback << o.partition_hybrid << o.partition_batch << o.partition_ifmaps
      << o.partition_interlayer << ',' << static_cast<int>(o.opt_goal) << ',' << o.ntops << ','
-     << static_cast<int>(o.cost_model) << ',' << model::fold_variants_on(o) << '|';
+     << static_cast<int>(o.cost_model) << ',' << model::fold_variants_on(o) << ','
+     << static_cast<int>(o.imperfect) << '|';
   const auto& k = p.costs;
   os << k.mac_op << ',' << k.mem_hier[MemLevel::Dram] << ',' << k.mem_hier[MemLevel::Gbuf] << ','
      << k.mem_hier[MemLevel::Itcn] << ',' << k.mem_hier[MemLevel::Regf] << ',' << k.noc_hop << ','

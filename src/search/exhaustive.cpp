@@ -52,9 +52,9 @@ std::shared_ptr<PerNode> plan_per_node(const pricing::LayerProblem& p) {
       out->items.push_back({out->parts.size(), n});
     out->parts.push_back(std::move(w));
   }
-  // The loop-blocking search depends on the partition only through the NLD and (with access
-  // forwarding or buffer sharing) the sharing scheme: partitions differing only in order
-  // often repeat both, so each distinct (NLD, sharing) pair is searched once.
+  // The loop-blocking search depends on the partition only through the NLD, its node count and
+  // (with access forwarding or buffer sharing) the sharing scheme: partitions differing only in
+  // order often repeat both, so each distinct (NLD, sharing) pair is searched once.
   const bool uses_bufshr = p.options.hw_gbuf_sharing || p.options.hw_access_forwarding;
   out->same_as.resize(out->items.size());
   for (std::size_t i = 0; i < out->items.size(); ++i) {
@@ -64,7 +64,9 @@ std::shared_ptr<PerNode> plan_per_node(const pricing::LayerProblem& p) {
     for (std::size_t u : out->unique) {
       const Item& iu = out->items[u];
       const pricing::PartitionSetup& wu = out->parts[iu.part];
-      if (wu.map.nlds[iu.nld] == w.map.nlds[it.nld] && (!uses_bufshr || wu.bufshr == w.bufshr)) {
+      // The node count always matters (a sub-grid partition computes on fewer nodes).
+      if (wu.map.nlds[iu.nld] == w.map.nlds[it.nld] &&
+          wu.bufshr.used_nodes == w.bufshr.used_nodes && (!uses_bufshr || wu.bufshr == w.bufshr)) {
         out->same_as[i] = u;
         break;
       }

@@ -39,6 +39,8 @@ std::string Tuple::key() const {
   std::string k = network + ":" + hardware + ":" + strategy + ":b" + std::to_string(batch) + ":s" +
                   std::to_string(seed);
   if (!strategy_params.empty()) k += ":p" + hex64(fnv1a(strategy_params)).substr(0, 8);
+  if (imperfect != model::Imperfect::None)
+    k += ":i" + std::string(model::imperfect_name(imperfect));
   return k;
 }
 
@@ -78,6 +80,7 @@ std::vector<Tuple> expand_tuples(const SweepSpec& spec) {
             t.batch = batch;
             t.seed = seed;
             t.design = hw.params;
+            t.imperfect = spec.options.imperfect;
             if (!keys.insert(t.key()).second) {
               throw InputError("axes: tuple '" + t.key() + "' appears twice");
             }

@@ -77,9 +77,12 @@ struct Tuple {
   std::int64_t batch = 1;
   std::uint64_t seed = 1;  // the job seed of this tuple
   DesignParams design;     // the hardware's design parameters (empty unless a design point)
+  /// The job's imperfect-factorization mode (its options'): part of the key when not none.
+  model::Imperfect imperfect = model::Imperfect::None;
 
   /// "network:hardware:strategy:b<batch>:s<seed>" plus ":p<hash>" if the strategy has
-  /// parameters. Unique within a sweep; results are sorted and resumed by it.
+  /// parameters and ":i<mode>" if imperfect is not none (keys of the reference's space stay
+  /// as they were). Unique within a sweep; results are sorted and resumed by it.
   std::string key() const;
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "model/options.hpp"
 
 namespace kapla::model {
@@ -43,6 +44,7 @@ TEST(options, describe_shows_every_field) {
       [](SearchOptions& o) { o.ntops = 3; },
       [](SearchOptions& o) { o.cost_model = CostModelVariant::Tangram; },
       [](SearchOptions& o) { o.rs_fold_variants = true; },
+      [](SearchOptions& o) { o.imperfect = Imperfect::Spatial; },
   };
   const auto base = describe(default_options());
   EXPECT_EQ(base.size(), changes.size());
@@ -60,6 +62,28 @@ TEST(options, describe_shows_every_field) {
   }
   EXPECT_EQ(base.front().first, "options.sw_gbuf_bypass");
   EXPECT_EQ(base.front().second, "[true,true,true]");
+}
+
+TEST(options, imperfect_is_none_by_default_and_parsed_strictly) {
+  EXPECT_EQ(default_options().imperfect, Imperfect::None);
+  EXPECT_EQ(SearchOptions{}.imperfect, Imperfect::None);
+  for (auto m : {Imperfect::None, Imperfect::Spatial, Imperfect::Full})
+    EXPECT_EQ(parse_imperfect(imperfect_name(m)), m);
+  for (const char* bad : {"", "Spatial", "perfect", "spatial "}) {
+    try {
+      (void)parse_imperfect(bad);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "imperfect: must be one of none, spatial, full; got '" + std::string(bad) + "'");
+    }
+  }
+  // full is named but not built: refused, never searched as something else.
+  SearchOptions o = default_options();
+  o.imperfect = Imperfect::Full;
+  EXPECT_THROW(validate(o), InputError);
+  o.imperfect = Imperfect::Spatial;
+  EXPECT_NO_THROW(validate(o));
 }
 
 }  // namespace

@@ -117,6 +117,29 @@ TEST(job_json, fold_variants_change_the_fingerprint_only_when_set) {
   EXPECT_THAT(canonical_options(c.options), HasSubstr(";rs_fold_variants=1"));
 }
 
+TEST(job_json, imperfect_enters_fingerprint_and_keys_only_when_not_none) {
+  const auto a = parse_job_text(kValid, "a");
+  EXPECT_EQ(a.options.imperfect, model::Imperfect::None);
+  std::string none = kValid;
+  none.replace(none.find("\"opt_goal\""), 0, "\"imperfect\": \"none\", ");
+  const auto b = parse_job_text(none, "b");
+  EXPECT_EQ(b.fingerprint, a.fingerprint);
+  EXPECT_EQ(sweep::expand_tuples(b).front().key(), sweep::expand_tuples(a).front().key());
+  std::string spatial = kValid;
+  spatial.replace(spatial.find("\"opt_goal\""), 0, "\"imperfect\": \"spatial\", ");
+  auto c = parse_job_text(spatial, "c");
+  EXPECT_EQ(c.options.imperfect, model::Imperfect::Spatial);
+  EXPECT_NE(c.fingerprint, a.fingerprint);
+  EXPECT_THAT(canonical_options(c.options), HasSubstr(";imperfect=spatial"));
+  const auto key = sweep::expand_tuples(c).front().key();
+  EXPECT_EQ(key, sweep::expand_tuples(a).front().key() + ":ispatial");
+  // kapla sweep --imperfect: the options changed after loading, the fingerprint recomputed.
+  auto d = parse_job_text(kValid, "d");
+  d.options.imperfect = model::Imperfect::Spatial;
+  EXPECT_EQ(job_fingerprint(d, search::builtin_strategies()), c.fingerprint);
+  EXPECT_EQ(job_fingerprint(a, search::builtin_strategies()), a.fingerprint);
+}
+
 TEST(job_json, errors_are_one_line_with_file_and_field) {
   struct Case {
     std::string from, to, expect;
@@ -162,6 +185,14 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
        "1e+08"},
       {"\"name\": \"t\",", "", "jobs/x.json: name: missing"},
       {"[false, true, true]", "[false, true]", "jobs/x.json: options.sw_gbuf_bypass"},
+      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"imperfect\": \"remainders\"",
+       "jobs/x.json: options.imperfect: must be one of none, spatial, full; got 'remainders'"},
+      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"imperfect\": true",
+       "jobs/x.json: options.imperfect: must be a string, got true"},
+      {"\"opt_goal\": \"ed\"", "\"opt_goal\": 3",
+       "jobs/x.json: options.opt_goal: must be a string"},
+      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"imperfect\": \"full\"",
+       "jobs/x.json: options.imperfect: full (temporal blocks with a remainder) is not built"},
       {"\"seeds\": [1, 7],", "\"seeds\": [1, 7],,", "jobs/x.json: line"},
   };
   for (const auto& c : cases) {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 18.2: the imperfect option. --imperfect and the options/job key are validated strictly
+# (one line, exit 1); none is the reference's space (the same totals as without the option);
+# B with spatial is never worse than with none (a superset) and here better, on a 7x7 conv on
+# 4x4 nodes; a sweep records the mode in /resolved and in the tuple key (:ispatial), and
+# `kapla sweep --imperfect` changes the fingerprint, so a none results file is not resumed.
+# Needs KAPLA and DATA, and Debian's python3-h5py (/usr/bin/python3).
+set -euo pipefail
+: "${KAPLA:?}" "${DATA:?}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/kapla_imperfect.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cat > "$T/net.json" <<'NET'
+{"name": "one_conv7", "source": "test", "input": {"nofm": 64, "sofm": 7}, "externals": [],
+ "layers": [{"name": "conv", "type": "Conv", "nifm": 64, "nofm": 10, "sofm": 7, "sfil": 3}]}
+NET
+run() { "$KAPLA" --data-dir "$DATA" schedule -q --network "$T/net.json" --hardware cloud4x4 \
+  --batch 1 --strategy exhaustive "$@"; }
+total() { run "$@" | awk '$1 == "total_cost" { print $2 }'; }
+refused() {  # what, expected message, command...
+  local what=$1 want=$2 rc=0; shift 2
+  "$@" > /dev/null 2> "$T/err" || rc=$?
+  [[ $rc == 1 ]] || fail "$what: exit code $rc, expected 1"
+  [[ $(cat "$T/err") == "$want" ]] || fail "$what: got '$(cat "$T/err")', expected '$want'"
+  echo "ok: $what: $want"
+}
+refused "--imperfect bogus" "error: --imperfect: must be one of none, spatial, full; got 'bogus'" \
+  run --imperfect bogus
+refused "--imperfect full" "error: --imperfect: full (temporal blocks with a remainder) is not \
+built yet; use none or spatial (docs/imperfect.md)" run --imperfect full
+echo '{"opt_goal": "e", "imperfect": "Spatial"}' > "$T/bad.json"
+refused "options file" "error: $T/bad.json: imperfect: must be one of none, spatial, full; got \
+'Spatial'" run --options "$T/bad.json"
+
+none=$(total) spatial=$(total --imperfect spatial)
+[[ $(total --imperfect none) == "$none" ]] || fail "--imperfect none changes the total"
+/usr/bin/python3 -c "import sys; n, s = map(float, sys.argv[1:]); assert s < n, (s, n)" \
+  "$none" "$spatial" || fail "B spatial $spatial is not below B none $none"
+echo "ok: B none $none, spatial $spatial"
+run --imperfect spatial | grep -q "imperfect spatial" || fail "the header does not say spatial"
+
+cat > "$T/job.json" <<JOB
+{"name": "imp", "networks": ["$T/net.json"], "hardware": [{"name": "cloud4x4", "batch": 1}],
+ "strategies": ["exhaustive"], "options": {"opt_goal": "e"}, "output": "$T/none.h5"}
+JOB
+"$KAPLA" --data-dir "$DATA" sweep "$T/job.json" --quiet
+"$KAPLA" --data-dir "$DATA" sweep "$T/job.json" --quiet --imperfect spatial --out "$T/sp.h5"
+/usr/bin/python3 - "$T/none.h5" "$T/sp.h5" "$none" "$spatial" <<'PY' || fail "sweep results"
+import sys, h5py
+def read(path):
+    with h5py.File(path, "r") as f:
+        totals = {k.decode(): float(v) for k, v in zip(f["tuples"]["key"], f["tuples"]["total_cost"])}
+        mode = {k.decode(): v.decode() for k, n, v in
+                zip(f["resolved"]["key"], f["resolved"]["name"], f["resolved"]["value"])
+                if n == b"options.imperfect"}
+    return totals, mode
+for path, want_total, suffix, want_mode in ((sys.argv[1], sys.argv[3], "", "none"),
+                                            (sys.argv[2], sys.argv[4], ":ispatial", "spatial")):
+    totals, mode = read(path)
+    assert len(totals) == 1, totals
+    key, total = next(iter(totals.items()))
+    assert key.endswith("net.json:cloud4x4:exhaustive:b1:s1" + suffix), key
+    assert mode[key] == want_mode, mode
+    assert "%.12g" % total == "%.12g" % float(want_total), (total, want_total)
+    print("ok: sweep", key, mode[key], total)
+PY
+rc=0
+"$KAPLA" --data-dir "$DATA" sweep "$T/job.json" --quiet --imperfect spatial 2> "$T/err" || rc=$?
+[[ $rc == 1 && $(wc -l < "$T/err") == 1 ]] && grep -q fingerprint "$T/err" ||
+  { cat "$T/err"; fail "a none results file resumed under --imperfect spatial (exit $rc)"; }
+echo "ok: resume refused: $(cat "$T/err")"
+refused "sweep --imperfect bogus" "error: --imperfect: must be one of none, spatial, full; got \
+'bogus'" "$KAPLA" --data-dir "$DATA" sweep "$T/job.json" --quiet --imperfect bogus

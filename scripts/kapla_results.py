@@ -405,11 +405,29 @@ class Results:
                                          aggfunc="first")
 
 
+def _add_derived(tuples: pd.DataFrame, exp: pd.DataFrame) -> None:
+    """The columns load() adds: letter, label, mode on both tables; on /expected, whether each
+    tuple is present and its status (not_run when absent)."""
+    for df in (tuples, exp):
+        df["letter"] = df["strategy_letter"]
+        df["label"] = df["strategy_label"]
+        df["mode"] = [network_mode(n) for n in df["network"]]
+    status = dict(zip(tuples["key"], tuples["status"]))
+    exp["present"] = exp["key"].isin(status.keys())
+    exp["status"] = [status.get(k, "not_run") for k in exp["key"]]
+
+
 def load(paths: Sequence[str], checksum: bool = True) -> Results:
     """Reads files and/or directories. The same tuple in several files is kept once if the
     search results agree; ResultsError if they differ (like `kapla merge`)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    compact = [p for p in paths if is_compact(p)]
+    if compact:
+        if len(compact) != len(paths) or len(compact) > 1:
+            raise ResultsError(f"{compact[0]}: a compact export is read alone, not with other "
+                               "results")
+        return load_compact(compact[0])
     files = find_files(paths)
     infos: List[FileInfo] = []
     parts: Dict[str, List[pd.DataFrame]] = {t: [] for t in TABLES}
@@ -460,9 +478,6 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
     for c in ("batch", "seed"):
         if c in tuples:
             tuples[c] = tuples[c].astype("int64")
-    tuples["letter"] = tuples["strategy_letter"]
-    tuples["label"] = tuples["strategy_label"]
-    tuples["mode"] = [network_mode(n) for n in tuples["network"]]
     tuples = tuples.sort_values("key", kind="stable").reset_index(drop=True)
     layers = cat("layers").sort_values(["key", "layer_index"], kind="stable") \
         .reset_index(drop=True)
@@ -479,12 +494,7 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
     # Tuples present but not in /expected (version 2 files) are expected too (they ran).
     extra = tuples.loc[~tuples["key"].isin(exp["key"]), cols + ["job_name"]]
     exp = pd.concat([exp, extra], ignore_index=True)
-    status = dict(zip(tuples["key"], tuples["status"]))
-    exp["present"] = exp["key"].isin(status.keys())
-    exp["status"] = [status.get(k, "not_run") for k in exp["key"]]
-    exp["letter"] = exp["strategy_letter"]
-    exp["label"] = exp["strategy_label"]
-    exp["mode"] = [network_mode(n) for n in exp["network"]]
+    _add_derived(tuples, exp)
     exp["batch"] = exp["batch"].astype("int64")
     exp["seed"] = exp["seed"].astype("int64")
     exp = exp.reset_index(drop=True)  # job order: networks, then hardware, strategies, seeds
@@ -526,6 +536,74 @@ def columns(path: str, name: str) -> pd.DataFrame:
     return pd.DataFrame({"column": names, "unit": units, "description": desc})
 
 
+# --------------------------------------------------------------------------------------------
+# Compact export: the per-tuple tables of a set of results as CSV, for results small enough to
+# commit (results/paper/). It keeps /tuples, /resolved and /expected exactly (floats as
+# Python's shortest round-trip repr) and drops the per-layer, per-segment and curve rows, so
+# the tables and pages built from tuples and resolved values (report.py --paper) are the same
+# from the export as from the HDF5 files; plots and per-layer tables need the HDF5 files.
+
+COMPACT_MARK = "compact.json"
+COMPACT_FORMAT = "kapla-compact-results"
+COMPACT_VERSION = 1
+_COMPACT_TABLES = ("tuples", "resolved", EXPECTED)
+_DERIVED = ["letter", "label", "mode"]  # added by _add_derived, not exported
+
+
+def is_compact(path) -> bool:
+    return os.path.isdir(str(path)) and os.path.isfile(os.path.join(str(path), COMPACT_MARK))
+
+
+def export_compact(res: Results, directory: str) -> None:
+    """Writes res (loaded from HDF5 files) as a compact export into directory."""
+    os.makedirs(directory, exist_ok=True)
+    files = [dict(dataclasses.asdict(i), path=os.path.basename(i.path)) for i in res.files]
+    meta = {"format": COMPACT_FORMAT, "version": COMPACT_VERSION, "files": files,
+            "tables": list(_COMPACT_TABLES), "dropped": ["layers", "segments", "curves"]}
+    with open(os.path.join(directory, COMPACT_MARK), "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+    tuples = res.tuples.drop(columns=[c for c in _DERIVED if c in res.tuples]).copy()
+    tuples["source"] = [os.path.basename(s) for s in tuples["source"]]
+    expected = res.expected.drop(columns=_DERIVED + ["present", "status"])
+    for name, df in (("tuples", tuples), ("resolved", res.resolved), (EXPECTED, expected)):
+        df.to_csv(os.path.join(directory, name + ".csv"), index=False, lineterminator="\n")
+
+
+def load_compact(directory: str) -> Results:
+    """A compact export (export_compact) as Results with empty layers, segments and curves."""
+    directory = str(directory)
+    try:
+        with open(os.path.join(directory, COMPACT_MARK), encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"{directory}: {COMPACT_MARK}: cannot be read: {e}") from None
+    if meta.get("format") != COMPACT_FORMAT or meta.get("version") != COMPACT_VERSION:
+        raise ResultsError(f"{directory}: {COMPACT_MARK}: not a version {COMPACT_VERSION} "
+                           f"{COMPACT_FORMAT} file")
+    infos = [FileInfo(os.path.join(directory, i["path"]), i["schema"], i["job_name"],
+                      i["job_fingerprint"], i["job_file"], i["kapla_version"])
+             for i in meta["files"]]
+    tables = {}
+    for name in _COMPACT_TABLES:
+        path = os.path.join(directory, name + ".csv")
+        try:
+            # "" stays an empty string; only "nan" is a missing number.
+            tables[name] = pd.read_csv(path, keep_default_na=False, na_values=["nan"],
+                                       float_precision="round_trip",
+                                       dtype={"key": str, "value": str, "name": str,
+                                              "strategy_params": str, "message": str})
+        except (OSError, ValueError) as e:
+            raise ResultsError(f"{path}: cannot be read: {e}") from None
+    tuples = tables["tuples"]
+    tuples["source"] = [os.path.join(directory, s) for s in tuples["source"]]
+    exp = tables[EXPECTED]
+    _add_derived(tuples, exp)
+    empty = pd.DataFrame({"key": pd.Series([], dtype=object)})
+    return Results(infos, tuples, empty.copy(), empty.copy(), empty.copy(), tables["resolved"],
+                   exp)
+
+
 def main(argv: Sequence[str]) -> int:
     import argparse
     ap = argparse.ArgumentParser(description="Summarise kapla results files.")
@@ -551,3 +629,4 @@ def main(argv: Sequence[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+

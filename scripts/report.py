@@ -2,11 +2,18 @@
 """Tables and plots of the KAPLA paper from kapla sweep results.
 
     python3 scripts/report.py RESULTS [RESULTS ...] --out DIR
+    python3 scripts/report.py RESULTS [RESULTS ...] --paper PAGE.md [--preface FILE]
 
 RESULTS: results files (.h5, schema version 2 to 5) and/or directories of them. Writes
   DIR/index.md                      links to everything, with the tables inline
   DIR/tables/<name>.{md,csv,tex}    (a) time_*, (b) quality_*, (c) pruning_*, status
   DIR/plots/<name>.{png,pdf}        energy breakdown, quality vs time, anytime curves, heatmaps
+--paper writes one Markdown page with the KAPLA paper's published figures beside these results
+(scripts/kapla_paper.py: scheduling time and K/B speed-up, quality against B and the paper's
+averages, inter-layer pruning, timeouts, provenance); docs/paper_reproduction.md is that page
+for results/paper/ (its README has the command). --export-compact DIR writes the per-tuple
+tables as CSV (kapla_results.export_compact), which report.py reads back in place of the HDF5
+files (results/paper/ is one). --out, --paper and --export-compact may be given together.
 Exit code 1 with a one-line "error: FILE: reason" when an input is refused (foreign, truncated,
 damaged or other-version file); docs/analysis.md explains the tables.
 """
@@ -78,11 +85,26 @@ def write_report(res: "kr.Results", out: str, plots: bool = True) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", nargs="+", help="results files (.h5) or directories")
-    ap.add_argument("--out", required=True, help="output directory")
+    ap.add_argument("--out", help="output directory (the full report)")
+    ap.add_argument("--paper", metavar="PAGE",
+                    help="write the paper-reproduction page (Markdown) to PAGE")
+    ap.add_argument("--preface", metavar="FILE",
+                    help="with --paper: Markdown put at the top of the page (hand-written)")
+    ap.add_argument("--earlier-b", metavar="CSV",
+                    default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                         "docs", "data", "cloud_training_reference_totals.csv"),
+                    help="with --paper: complete B totals of earlier runs (kind B rows) shown "
+                         "as a point of comparison; default docs/data/"
+                         "cloud_training_reference_totals.csv; '' for none")
+    ap.add_argument("--export-compact", metavar="DIR",
+                    help="write the per-tuple tables of RESULTS as CSV into DIR (a compact "
+                         "export that report.py reads back as RESULTS; no per-layer rows)")
     ap.add_argument("--no-plots", action="store_true", help="tables only")
     ap.add_argument("--no-checksum", action="store_true",
                     help="skip the checksum pass over each file (sizes are still checked)")
     args = ap.parse_args(argv)
+    if not (args.out or args.paper or args.export_compact):
+        ap.error("give --out DIR, --paper PAGE and/or --export-compact DIR")
     try:
         res = kr.load(args.results, checksum=not args.no_checksum)
     except kr.ResultsError as e:
@@ -91,8 +113,21 @@ def main(argv=None) -> int:
     if res.expected.empty:
         print(f"error: {args.results[0]}: no tuples in these results", file=sys.stderr)
         return 1
-    path = write_report(res, args.out, plots=not args.no_plots)
-    print(f"wrote {path}")
+    if args.export_compact:
+        kr.export_compact(res, args.export_compact)
+        print(f"wrote {args.export_compact}")
+    if args.out:
+        path = write_report(res, args.out, plots=not args.no_plots)
+        print(f"wrote {path}")
+    if args.paper:
+        import kapla_paper
+        for name, given in (("--preface", args.preface), ("--earlier-b", args.earlier_b)):
+            if given and not os.path.isfile(given):
+                print(f"error: {given}: {name}: no such file", file=sys.stderr)
+                return 1
+        path = kapla_paper.write_page(res, args.paper, preface=args.preface,
+                                      earlier_b_csv=args.earlier_b or None)
+        print(f"wrote {path}")
     return 0
 
 

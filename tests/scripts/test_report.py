@@ -515,5 +515,104 @@ class ReportTest(unittest.TestCase):
         kr.verify_file(self.main, checksum=True)  # raises if our FNV-1a differs from kapla's
 
 
+class PaperPageTest(unittest.TestCase):
+    """report.py --paper (scripts/kapla_paper.py) on a small real sweep with the paper's
+    training options: every number recomputed from the raw HDF5; a timed-out B is shown as
+    "> limit" and its speed-up as a lower bound; the compact export gives the same page."""
+
+    @classmethod
+    def setUpClass(cls):
+        kapla = kapla_binary()
+        cls.tmp = tempfile.mkdtemp(prefix="kapla_paper_test_")
+        cls.results = os.path.join(cls.tmp, "results")
+        os.makedirs(cls.results)
+        with open(os.path.join(SCRIPTS, "..", "jobs", "paper_training.json")) as f:
+            options = json.load(f)["options"]
+
+        def sweep(name, networks, strategies, limit=0):
+            spec = job(name, networks, [("cloud", 64)], strategies, limit)
+            spec["options"] = options
+            jf = os.path.join(cls.tmp, name + ".json")
+            with open(jf, "w") as f:
+                json.dump(spec, f)
+            out = os.path.join(cls.results, name + ".h5")
+            subprocess.run([kapla, "sweep", jf, "--out", out, "--threads", "1", "--quiet"],
+                           check=True, timeout=600)
+            return out
+
+        cls.files = [sweep("paper_k", ["mlp_l_bp", "alex_net_bp"], ["kapla", "random"]),
+                     sweep("paper_b", ["mlp_l_bp"], ["exhaustive"]),
+                     sweep("paper_late", ["alex_net_bp"], ["exhaustive"], limit=1e-9)]
+        cls.raw = {}
+        for f in cls.files:
+            cls.raw.update(raw_tuples(f))
+
+    @classmethod
+    def tearDownClass(cls):
+        if hasattr(cls, "tmp"):
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_time_table(self):
+        import kapla_paper as kpp
+        t = kpp.paper_time_table(kpp.Outcomes(kr.load(self.files)))
+        raw = self.raw
+        b = raw["mlp_l_bp:cloud:exhaustive:b64:s1"]["cpu_seconds"]
+        k = raw["mlp_l_bp:cloud:kapla:b64:s1"]["cpu_seconds"]
+        self.assertEqual(cell_text(t, "MLP", "B kapla").value, b)
+        self.assertEqual(cell_text(t, "MLP", "K kapla").value, k)
+        self.assertEqual(cell_text(t, "MLP", "B paper").text, "0.2 h")
+        self.assertAlmostEqual(cell_text(t, "MLP", "K/B speed-up kapla").value, b / k, places=12)
+        self.assertAlmostEqual(cell_text(t, "MLP", "K/B paper").value, 720 / 13, places=12)
+        # B on AlexNet hit its limit: "> limit", no number; the speed-up is a lower bound.
+        self.assertEqual(raw["alex_net_bp:cloud:exhaustive:b64:s1"]["status"], "timeout")
+        self.assertTrue(cell_text(t, "AlexNet", "B kapla").text.startswith("> "))
+        self.assertIsNone(cell_text(t, "AlexNet", "B kapla").value)
+        self.assertTrue(cell_text(t, "AlexNet", "K/B speed-up kapla").text.startswith("> "))
+        self.assertIsNone(cell_text(t, "AlexNet", "K/B speed-up kapla").value)
+        self.assertTrue(cell_text(t, "Geometric mean", "K/B speed-up kapla").text
+                        .startswith("> "))
+        self.assertEqual(cell_text(t, "MLP", "S kapla").reason, "not_run")
+
+    def test_quality_table(self):
+        import kapla_paper as kpp
+        out = kpp.Outcomes(kr.load(self.files))
+        t, summary = kpp.quality_table(out, "training", "cloud", 64, {})
+        raw = self.raw
+        b = raw["mlp_l_bp:cloud:exhaustive:b64:s1"]["total_cost"]
+        k = raw["mlp_l_bp:cloud:kapla:b64:s1"]["total_cost"]
+        r = raw["mlp_l_bp:cloud:random:b64:s1"]["total_cost"]
+        self.assertEqual(cell_text(t, "MLP", "÷").text, "B")
+        self.assertEqual(cell_text(t, "MLP", "K / ÷").value, k / b)
+        self.assertEqual(cell_text(t, "MLP", "R / ÷").value, r / b)
+        # B did not finish on AlexNet: divided by the best finished strategy, named.
+        ka = raw["alex_net_bp:cloud:kapla:b64:s1"]["total_cost"]
+        ra = raw["alex_net_bp:cloud:random:b64:s1"]["total_cost"]
+        best = "K" if ka <= ra else "R"
+        self.assertEqual(cell_text(t, "AlexNet", "÷").text, f"best ({best})")
+        self.assertEqual(cell_text(t, "AlexNet", "K / ÷").value, ka / min(ka, ra))
+        self.assertEqual(summary.k_over_b, [k / b])
+        self.assertEqual(cell_text(t, "Paper (average)", "K / ÷").value, 1.022)
+
+    def test_compact_export_gives_the_same_page(self):
+        d = os.path.join(self.tmp, "compact")
+        pages = [os.path.join(self.tmp, "a.md"), os.path.join(self.tmp, "b.md")]
+        for args in ([*self.files, "--export-compact", d, "--paper", pages[0]],
+                     [d, "--paper", pages[1]]):
+            p = subprocess.run([PYTHON, os.path.join(SCRIPTS, "report.py"), *args],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        with open(pages[0]) as f, open(pages[1]) as g:
+            a, b = f.read(), g.read()
+        self.assertEqual(a, b)
+        self.assertIn("> 1e-09 s", a)  # the stopped tuple, never a number it did not reach
+        c = kr.load([d])
+        full = kr.load(self.files)
+        self.assertEqual(list(c.tuples["key"]), list(full.tuples["key"]))
+        for col in ("total_cost", "cpu_seconds", "evaluated", "status", "message"):
+            self.assertEqual(list(c.tuples[col]), list(full.tuples[col]), col)
+        self.assertEqual(len(c.resolved), len(full.resolved))
+        self.assertEqual(list(c.expected["status"]), list(full.expected["status"]))
+
+
 if __name__ == "__main__":
     main()

@@ -140,10 +140,15 @@ void generate_on(const Target& t, std::int64_t batch, PhyDim2 dim_nodes,
         }
       } else {
         if (inpp.size() != 1) continue;
+        // The reference checks no split here (a 7x7 fmap takes 16x16 nodes, most empty); the
+        // wider space adds only splits with no empty piece.
+        const PhyDim2 s = (fork && is_back(t.kind)) ? t.sifm : t.sofm;
         if (fc_like(t, fork, false)) {
           if (ofmp.size() != 1) continue;
+          if (imperfect && !nonempty_split(t.nofm, outp.size())) continue;
         } else {
           if (outp.size() != 1) continue;
+          if (imperfect && (!nonempty_split(s.h, ofmp.h) || !nonempty_split(s.w, ofmp.w))) continue;
         }
       }
 
@@ -184,12 +189,17 @@ void generate_on(const Target& t, std::int64_t batch, PhyDim2 dim_nodes,
 }
 
 /// The sides a spatially imperfect scheme may use of a grid side of `n` nodes: all of them
-/// first, then each smaller one down to just over half. A sub-grid is there to fit a
-/// dimension that does not align with the nodes (a 7x7 fmap on 16 uses 14 = 7 x 2); one that
-/// idles half a side or more is left out, which bounds the space by about (n/2)^2 grids.
-std::vector<std::int64_t> used_sides(std::int64_t n) {
+/// first, then each smaller one down to just over half, and below that only a side equal to
+/// one of the layer's extents (a 7x7 fmap on 16 nodes one pixel per node). A sub-grid is there
+/// to fit a dimension that does not align with the nodes; the bound keeps the space to about
+/// (n/2)^2 grids.
+std::vector<std::int64_t> used_sides(std::int64_t n, const Target& t, std::int64_t batch) {
+  const std::array<std::int64_t, 7> extents{t.sofm.h, t.sofm.w, t.sifm.h, t.sifm.w,
+                                            t.nofm,   t.nifm,   batch};
   std::vector<std::int64_t> out{n};
-  for (std::int64_t u = n - 1; 2 * u > n; --u) out.push_back(u);
+  for (std::int64_t u = n - 1; u >= 2; --u)
+    if (2 * u > n || std::find(extents.begin(), extents.end(), u) != extents.end())
+      out.push_back(u);
   return out;
 }
 
@@ -213,8 +223,8 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
     std::set<std::array<std::int64_t, 12>> seen;
     for (const auto& ps : out) seen.insert(key(ps));
     std::vector<PartitionScheme> more;
-    for (const std::int64_t h : used_sides(dim_nodes.h))
-      for (const std::int64_t w : used_sides(dim_nodes.w))
+    for (const std::int64_t h : used_sides(dim_nodes.h, t, batch))
+      for (const std::int64_t w : used_sides(dim_nodes.w, t, batch))
         generate_on(t, batch, PhyDim2{h, w}, opt, true, more);
     for (const auto& ps : more)
       if (seen.insert(key(ps)).second) out.push_back(ps);

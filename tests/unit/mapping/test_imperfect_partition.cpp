@@ -94,11 +94,31 @@ TEST(ImperfectPartition, SupersetOfTheReferenceInItsOrder) {
       for (const auto& p : wide) {
         EXPECT_LE(p.dim().h, nodes.h);
         EXPECT_LE(p.dim().w, nodes.w);
-        EXPECT_GT(2 * p.dim().h, nodes.h);  // a sub-grid idles less than half of each side
-        EXPECT_GT(2 * p.dim().w, nodes.w);
       }
     }
   }
+}
+
+// Without hybrid partitioning the reference splits a 7x7 fmap over all 16x16 nodes (207 of
+// them empty, their tiles priced as the ceil piece); spatial adds the 7x7 sub-grid and no
+// split with an empty piece.
+TEST(ImperfectPartition, NonHybridSubGridsHaveNoEmptyPiece) {
+  const auto conv = model::make_conv(2048, 512, {7, 7}, {1, 1}, {1, 1});
+  model::SearchOptions ref = model::default_options();
+  model::SearchOptions wide = ref;
+  wide.imperfect = model::Imperfect::Spatial;
+  const auto none = gen_partition(conv, 1, {16, 16}, ref);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].pdims[ParallelDim::Ofmp], (PhyDim2{16, 16}));
+  const auto more = gen_partition(conv, 1, {16, 16}, wide);
+  ASSERT_GT(more.size(), 1u);
+  bool has_7x7 = false;
+  for (std::size_t i = 1; i < more.size(); ++i) {
+    const PhyDim2 f = more[i].pdims[ParallelDim::Ofmp];
+    EXPECT_TRUE(nonempty_split(7, f.h) && nonempty_split(7, f.w)) << f.h << "x" << f.w;
+    has_7x7 = has_7x7 || f == PhyDim2{7, 7};
+  }
+  EXPECT_TRUE(has_7x7);
 }
 
 pricing::LayerProblem problem(const model::Layer& layer, std::int64_t batch, PhyDim2 nodes) {

@@ -57,7 +57,7 @@ std::vector<pricing::LayerSchedule> KaplaSolver::search(const pricing::LayerProb
   const auto start = std::chrono::steady_clock::now();
   const auto sol =
       kapla::solve_layer(oracle, {problem.options.opt_goal, ctx.num_threads, opts_.fallback,
-                                  opts_.refinement, problem.options.ntops});
+                                  opts_.refinement, problem.options.ntops, opts_.reserved_retry});
   if (ctx.stats != nullptr) {
     ctx.stats->reported = true;
     ctx.stats->evaluated = sol.stats.evaluated;
@@ -160,8 +160,9 @@ StrategyEntry kapla_solver_entry() {
   e.cost_weight = 1;
   e.rs_fold_variants = true;  // the directive space includes them (docs/kapla.md §3)
   e.parse = [](const ParamSource& src) {
-    src.allow({"inter_layer_pruning", "fallback", "capacity_factor", "segment_selection",
-               "segment_margin", "constraint_frontier", "refinement", "bound_pruning"});
+    src.allow({"inter_layer_pruning", "fallback", "reserved_retry", "capacity_factor",
+               "segment_selection", "segment_margin", "constraint_frontier", "refinement",
+               "bound_pruning"});
     KaplaSolverOptions o;
     if (src.has("segment_selection")) o.segment_selection = src.boolean("segment_selection");
     if (src.has("constraint_frontier")) o.constraint_frontier = src.boolean("constraint_frontier");
@@ -177,6 +178,7 @@ StrategyEntry kapla_solver_entry() {
     if (src.has("inter_layer_pruning")) o.inter_layer_pruning = src.boolean("inter_layer_pruning");
     if (src.has("bound_pruning")) o.bound_pruning = src.boolean("bound_pruning");
     if (src.has("fallback")) o.fallback = src.boolean("fallback");
+    if (src.has("reserved_retry")) o.reserved_retry = src.boolean("reserved_retry");
     if (src.has("capacity_factor")) o.capacity_factor = src.number("capacity_factor");
     try {
       validate(o);
@@ -188,6 +190,7 @@ StrategyEntry kapla_solver_entry() {
   e.describe = [](const StrategyParams& p, std::uint64_t) -> DescribedParams {
     const auto& o = p.get<KaplaSolverOptions>();
     return {{"strategy.fallback", flag_text(o.fallback)},
+            {"strategy.reserved_retry", flag_text(o.reserved_retry)},
             {"strategy.inter_layer_pruning", flag_text(o.inter_layer_pruning)},
             {"strategy.capacity_factor", number_text(o.capacity_factor)},
             {"strategy.segment_selection", flag_text(o.segment_selection)},

@@ -11,6 +11,9 @@ namespace kapla::search {
 
 struct KaplaSolverOptions {
   bool fallback = true;  // exhaustive directive search when the greedy finds nothing
+  /// Before the fallback, the greedy again with the pipeline constraint's top factors
+  /// reserved (kapla::SolverOptions::reserved_retry; docs/kapla.md §4).
+  bool reserved_retry = true;
   /// Inter-layer pruning (kapla-spec.md §4.2): the network search drops (segment, constraint)
   /// pairs whose estimated minimum GBUF occupancy cannot fit (constraint_may_fit()).
   bool inter_layer_pruning = true;

@@ -104,7 +104,7 @@ std::vector<CanonicalScheme> runners_up(const MemoOracle& o, const SolverOptions
 std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
                                                const PerLoopDim<int>& ord_gbuf,
                                                const PerLoopDim<int>& ord_regf, SolveStats& stats,
-                                               CandidateTrace* trace) {
+                                               CandidateTrace* trace, TopFactors top_factors) {
   const auto& layer = o.layer();
   const auto totals = data_totals(layer, o.batch());
 
@@ -129,6 +129,22 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
   const int wi = pick_nest(whole_nests, want_ifm);
   const NodeNest& wn = whole_nests[static_cast<std::size_t>(wi)];
 
+  // Reserved: the constraint's top factors are taken first (remain = loopcnt / top), or the
+  // snapped partitions may leave loop counts the constraint cannot divide.
+  const bool reserve = top_factors == TopFactors::Reserved;
+  const auto top = o.top_constraint();
+  PerLoopDim<std::int64_t> remain = wn.loopcnt;
+  std::int64_t batch_remain = o.batch();
+  for (auto l : all_values<LoopDim>()) {
+    if (!reserve || top[l] <= 0) continue;
+    if (wn.loopcnt[l] < top[l]) {
+      ++stats.constraint_fail;
+      return {};
+    }
+    remain[l] = ceil_div(wn.loopcnt[l], top[l]);
+  }
+  if (reserve && top[LoopDim::Bat] > 0) batch_remain = ceil_div(o.batch(), top[LoopDim::Bat]);
+
   // (3) REGF tensor on the whole layer, to know what is left for the nodes.
   const auto wcap = o.capacity(whole, wi);
   auto regf_fits = [&](const NodeNest& n, const Capacity& c) {
@@ -137,7 +153,7 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
              gbuf_occupancy(n, t, c.gbuf_share) <= c.gbuf_words;
     };
   };
-  const auto wt2 = fill_tensor({{1, 1, 1}}, wn.loopcnt, ord_regf, wn.data_loops, wn.rw_data, totals,
+  const auto wt2 = fill_tensor({{1, 1, 1}}, remain, ord_regf, wn.data_loops, wn.rw_data, totals,
                                regf_fits(wn, wcap));
   if (!wt2) {
     ++stats.capacity_fail;
@@ -150,22 +166,20 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
   const bool inpp_ok = layer.has_filter() && !layer.is_depthwise();
   const auto wt2v = *wt2;
   std::vector<StackItem> nitems{
-      {LoopDim::Ifm,
-       {inpp_ok, inpp_ok},
-       inpp_ok ? wn.loopcnt[LoopDim::Ifm] / wt2v[LoopDim::Ifm] : 1},
-      {LoopDim::Ofm, {true, true}, wn.loopcnt[LoopDim::Ofm] / wt2v[LoopDim::Ofm]},
+      {LoopDim::Ifm, {inpp_ok, inpp_ok}, inpp_ok ? remain[LoopDim::Ifm] / wt2v[LoopDim::Ifm] : 1},
+      {LoopDim::Ofm, {true, true}, remain[LoopDim::Ofm] / wt2v[LoopDim::Ofm]},
       {LoopDim::Bat,
        {true, true},
-       std::max<std::int64_t>(1, ceil_div(o.batch(), wt2v[LoopDim::Bat]))},
+       std::max<std::int64_t>(1, ceil_div(batch_remain, wt2v[LoopDim::Bat]))},
       {LoopDim::Bat, {false, true}, fmap.h},
       {LoopDim::Bat, {true, false}, fmap.w}};
   const PhyDim2 nodes = o.node_dims();
   auto nf = fill_stack(nitems, {nodes.w, nodes.h}, ord_gbuf, wn.data_loops, wn.rw_data, totals);
   if (nf.unused[0] * nf.unused[1] > 1) {
     // Bottom-up left nodes idle (reference §10.20): reserve node factors first instead.
-    nitems[0].remaining = inpp_ok ? wn.loopcnt[LoopDim::Ifm] : 1;
-    nitems[1].remaining = wn.loopcnt[LoopDim::Ofm];
-    nitems[2].remaining = o.batch();
+    nitems[0].remaining = inpp_ok ? remain[LoopDim::Ifm] : 1;
+    nitems[1].remaining = remain[LoopDim::Ofm];
+    nitems[2].remaining = batch_remain;
     nf = fill_stack(nitems, {nodes.w, nodes.h}, ord_gbuf, wn.data_loops, wn.rw_data, totals);
   }
   PerParallelDim<PhyDim2> want{};
@@ -180,54 +194,78 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
     trace->want_repl_ifm = want_ifm;
     trace->whole_regf = wt2v;
     trace->want_part = want;
-    trace->reserved_nodes = nitems[2].remaining == o.batch() && wt2v[LoopDim::Bat] > 1;
+    trace->reserved_nodes = nitems[2].remaining == batch_remain && wt2v[LoopDim::Bat] > 1;
   }
   std::vector<CanonicalScheme> out;
   for (auto pi : snap_partitions(o.partitions(), want)) {
-    auto c =
-        fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, totals, stats);
+    auto c = fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, totals, stats,
+                              -1, reserve);
     if (c) out.push_back(*c);
   }
   return out;
 }
 
-LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
-  const MemoOracle o(oracle);  // each distinct scheme is priced once per call
-  const auto orders = loop_orders();
-  constexpr int kPairs = 36;
-  std::vector<std::optional<CanonicalScheme>> best(kPairs);
-  std::vector<Score> best_score(kPairs);
-  std::vector<SolveStats> st(kPairs);
+namespace {
 
+// The greedy's best per order pair (steps 1-6 over the 36 pairs).
+struct GreedyPass {
+  static constexpr int kPairs = 36;
+  std::vector<std::optional<CanonicalScheme>> best =
+      std::vector<std::optional<CanonicalScheme>>(kPairs);
+  std::vector<Score> best_score = std::vector<Score>(kPairs);
+};
+
+GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors top_factors,
+                       LayerSolution& out) {
+  const auto orders = loop_orders();
+  GreedyPass g;
+  std::vector<SolveStats> st(GreedyPass::kPairs);
   // Each pair is independent; results land in per-pair slots and are reduced in pair order
   // (and within a pair in snap order), so the answer does not depend on the thread count.
 #pragma omp parallel for schedule(dynamic) num_threads(opt.num_threads > 0 ? opt.num_threads : 1)
-  for (int i = 0; i < kPairs; ++i) {
+  for (int i = 0; i < GreedyPass::kPairs; ++i) {
     const auto k = static_cast<std::size_t>(i);
     st[k].order_pairs = 1;
-    for (const auto& c : greedy_candidates(o, orders[k / 6], orders[k % 6], st[k])) {
+    for (const auto& c :
+         greedy_candidates(o, orders[k / 6], orders[k % 6], st[k], nullptr, top_factors)) {
       ++st[k].evaluated;
       const auto sc = o.evaluate(c);
       if (!sc) {
         ++st[k].invalid;
         continue;
       }
-      if (!best[k] || better(*sc, best_score[k], opt.goal)) best[k] = c, best_score[k] = *sc;
+      if (!g.best[k] || better(*sc, g.best_score[k], opt.goal))
+        g.best[k] = c, g.best_score[k] = *sc;
     }
   }
-
-  LayerSolution out;
-  for (std::size_t k = 0; k < static_cast<std::size_t>(kPairs); ++k) {
+  for (std::size_t k = 0; k < static_cast<std::size_t>(GreedyPass::kPairs); ++k) {
     out.stats.order_pairs += st[k].order_pairs;
     out.stats.capacity_fail += st[k].capacity_fail;
     out.stats.constraint_fail += st[k].constraint_fail;
     out.stats.invalid += st[k].invalid;
     out.stats.evaluated += st[k].evaluated;
-    if (best[k] && (!out.scheme || better(best_score[k], out.score, opt.goal))) {
-      out.scheme = best[k];
-      out.score = best_score[k];
+    if (g.best[k] && (!out.scheme || better(g.best_score[k], out.score, opt.goal))) {
+      out.scheme = g.best[k];
+      out.score = g.best_score[k];
     }
   }
+  return g;
+}
+
+}  // namespace
+
+LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
+  const MemoOracle o(oracle);  // each distinct scheme is priced once per call
+  LayerSolution out;
+  auto g = greedy_pass(o, opt, TopFactors::Remaining, out);
+  if (!out.scheme && opt.reserved_retry) {
+    // Where leaving the top factors to the remains misses the pipeline constraint, reserve
+    // them as the reference does before the exhaustive fallback (docs/kapla.md §4).
+    g = greedy_pass(o, opt, TopFactors::Reserved, out);
+    out.stats.reserved_retry = true;
+  }
+  const auto& best = g.best;
+  const auto& best_score = g.best_score;
   if (out.scheme) refine_partition(o, opt, best, best_score, out);
   if (out.scheme && opt.refine.regf_beam) detail::refit_regf(o, opt, out);
   if (out.scheme && opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, out);

@@ -38,6 +38,9 @@ struct SolverOptions {
   bool fallback = true;  // exhaustive directive search when the greedy finds nothing
   Refinement refine{};
   int ntops = 1;  // schemes wanted: the best, then the next best distinct ones priced
+  /// When the greedy finds nothing, run it again with the pipeline constraint's top factors
+  /// reserved (TopFactors::Reserved) before the fallback; off: the exact fallback answers.
+  bool reserved_retry = true;
 };
 
 struct SolveStats {
@@ -48,6 +51,7 @@ struct SolveStats {
   std::int64_t evaluated = 0;        // cost-model evaluations
   std::int64_t priced = 0;           // distinct schemes priced (the rest were repeats)
   std::int64_t partitions = 0;       // distinct partitions priced (each costs a NoC placement)
+  bool reserved_retry = false;       // the greedy ran again with the top factors reserved
   bool fell_back = false;
 };
 
@@ -69,12 +73,23 @@ struct CandidateTrace {
   bool reserved_nodes = false;            // bottom-up left nodes idle: redone top-first
 };
 
+/// How the greedy treats a pipeline constraint's top factors.
+enum class TopFactors {
+  /// Left to what remains after the node stacking and tensors (K's first pass).
+  Remaining,
+  /// Reserved first, as the reference's solver does (kapla-spec.md §3.2 a, f): the stacking
+  /// and tensors share only what lies below them (K's retry when the first pass finds
+  /// nothing).
+  Reserved,
+};
+
 /// The greedy's candidates for one order pair (exposed for tests): one per partition of B's
 /// list nearest to the greedy node stacking; empty if the greedy fails for this pair.
 std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
                                                const PerLoopDim<int>& ord_gbuf,
                                                const PerLoopDim<int>& ord_regf, SolveStats& stats,
-                                               CandidateTrace* trace = nullptr);
+                                               CandidateTrace* trace = nullptr,
+                                               TopFactors top_factors = TopFactors::Remaining);
 
 LayerSolution solve_layer(const LayerOracle& o, const SolverOptions& opt);
 

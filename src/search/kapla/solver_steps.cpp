@@ -78,7 +78,7 @@ std::vector<std::size_t> snap_partitions(const std::vector<mapping::PartitionSch
 std::optional<CanonicalScheme> fit_on_partition(
     const LayerOracle& o, const mapping::PartitionScheme& part, std::int64_t repl_ifm,
     const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-    SolveStats& stats, int forced_nest) {
+    SolveStats& stats, int forced_nest, bool reserve_top) {
   const auto top = o.top_constraint();
   const auto nests = o.nests(part);
   if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
@@ -102,7 +102,7 @@ std::optional<CanonicalScheme> fit_on_partition(
     ++stats.capacity_fail;
     return std::nullopt;
   }
-  return fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, totals, stats);
+  return fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, totals, stats, reserve_top);
 }
 
 // Step (6) from a chosen REGF tensor: the GBUF tensor (fill_tensor with the GBUF capacity and
@@ -112,15 +112,19 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
                                         const PerLoopDim<std::int64_t>& t2v,
                                         const PerLoopDim<int>& ord_gbuf,
                                         const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-                                        SolveStats& stats) {
+                                        SolveStats& stats, bool reserve_top) {
   const auto top = o.top_constraint();
+  // Reserved: a constrained loop's top factor must equal the constraint (kapla-spec.md §3.2 f),
+  // so the GBUF tile takes all of what is below it first; the free loops grow around it.
   PerLoopDim<std::int64_t> rem1{};
+  PerLoopDim<std::int64_t> start{{1, 1, 1}};
   for (auto l : all_values<LoopDim>()) {
     const auto inner = top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l];
     if (inner % t2v[l] != 0) return std::nullopt;
     rem1[l] = inner / t2v[l];
+    if (reserve_top && top[l] > 0) std::swap(start[l], rem1[l]);
   }
-  const auto t1 = fill_tensor({{1, 1, 1}}, rem1, ord_gbuf, n.data_loops, n.rw_data, totals,
+  const auto t1 = fill_tensor(start, rem1, ord_gbuf, n.data_loops, n.rw_data, totals,
                               [&](const PerLoopDim<std::int64_t>& t) {
                                 PerLoopDim<std::int64_t> t12{};
                                 for (auto l : all_values<LoopDim>()) t12[l] = t[l] * t2v[l];
@@ -136,7 +140,7 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
   for (auto l : all_values<LoopDim>()) {
     s.blocking.bl_ts[2][l] = t2v[l];
     s.blocking.bl_ts[1][l] = (*t1)[l];
-    s.blocking.bl_ts[0][l] = n.loopcnt[l] / (t2v[l] * (*t1)[l]);
+    s.blocking.bl_ts[0][l] = n.loopcnt[l] / (t2v[l] * (*t1)[l]);  // the constraint's, if any
   }
   s.blocking.bl_ords = {ord_gbuf, ord_regf};
   return s;

@@ -27,15 +27,16 @@ std::vector<std::size_t> snap_partitions(const std::vector<mapping::PartitionSch
 std::optional<CanonicalScheme> fit_on_partition(
     const LayerOracle& o, const mapping::PartitionScheme& part, std::int64_t repl_ifm,
     const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-    SolveStats& stats, int forced_nest = -1);
+    SolveStats& stats, int forced_nest = -1, bool reserve_top = false);
 /// Step (6) from a chosen REGF tensor `t2` of nest `n` (index `nest_index` of `part`, capacity
 /// `cap`): GBUF tensor (fill_tensor), then the top factors; nullopt if t2 does not divide the
-/// loops below the constraint or nothing fits.
+/// loops below the constraint or nothing fits. `reserve_top`: the GBUF tile first takes all
+/// of a constrained loop below its top factor (TopFactors::Reserved).
 std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::PartitionScheme& part,
                                         int nest_index, const NodeNest& n, const Capacity& cap,
                                         const PerLoopDim<std::int64_t>& t2,
                                         const PerLoopDim<int>& ord_gbuf,
                                         const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-                                        SolveStats& stats);
+                                        SolveStats& stats, bool reserve_top = false);
 
 }  // namespace kapla::search::kapla::detail

@@ -37,22 +37,26 @@ def norm(net, name, src, d, sofm):
     return net.add(name, [src], type="LayerNorm", nofm=d, sofm=sofm)
 
 
-def attention(net, p, x, s, d, h, sofm, ctx=None):
+def attention(net, p, x, s, d, h, sofm, ctx=None, kv_heads=None):
     """Q, K, V projections, Q.K^T, softmax, P.V, output projection. With ctx (decode), the
     keys and values are the block's cache externals of ctx tokens; the new token's K and V
-    projections are still computed (they are appended to the cache in DRAM)."""
+    projections are still computed (they are appended to the cache in DRAM). With kv_heads
+    (grouped-query attention, docs/transformers.md §2), the g = h / kv_heads query heads that
+    share a key/value head are stacked into its positions: m = s * g, heads = kv_heads."""
     dh = d // h
+    kvh = kv_heads or h
+    g = h // kvh
     q = proj(net, p + "q", x, d, d, sofm)
-    k = proj(net, p + "k", x, d, d, sofm)
-    v = proj(net, p + "v", x, d, d, sofm)
+    k = proj(net, p + "k", x, d, kvh * dh, sofm)
+    v = proj(net, p + "v", x, d, kvh * dh, sofm)
     n = s
     if ctx is not None:
-        k = net.external(p + "k_cache", d, [1, ctx])
-        v = net.external(p + "v_cache", d, [1, ctx])
+        k = net.external(p + "k_cache", kvh * dh, [1, ctx])
+        v = net.external(p + "v_cache", kvh * dh, [1, ctx])
         n = ctx
-    qk = net.add(p + "qk", [q, k], type="MatMul", m=s, k=dh, n=n, heads=h)
-    sm = net.add(p + "softmax", [qk], type="Softmax", nofm=n, sofm=[1, s], heads=h)
-    av = net.add(p + "av", [sm, v], type="MatMul", m=s, k=n, n=dh, heads=h)
+    qk = net.add(p + "qk", [q, k], type="MatMul", m=s * g, k=dh, n=n, heads=kvh)
+    sm = net.add(p + "softmax", [qk], type="Softmax", nofm=n, sofm=[1, s * g], heads=kvh)
+    av = net.add(p + "av", [sm, v], type="MatMul", m=s * g, k=n, n=dh, heads=kvh)
     return proj(net, p + "proj", av, d, d, sofm)
 
 
@@ -123,18 +127,21 @@ def vit_b16():
     return net
 
 
-def llama2_7b_block(s, ctx=None):
-    """One LLaMA-2-7B decoder block: RMSNorm priced as LayerNorm, SwiGLU FFN (SiLU priced as
-    the GELU kind, the gate product as an Eltwise), rotary embeddings not priced."""
-    d, h, f = 4096, 32, 11008
+def llama2_block(size, s, ctx=None):
+    """One LLaMA-2 decoder block: RMSNorm priced as LayerNorm, SwiGLU FFN (SiLU priced as
+    the GELU kind, the gate product as an Eltwise), rotary embeddings not priced. 7B: 32 heads
+    of their own; 70B: 64 query heads sharing 8 key/value heads (grouped-query attention)."""
+    d, h, kvh, f = {"7b": (4096, 32, 32, 11008), "70b": (8192, 64, 8, 28672)}[size]
     what = f"prefill of {s} tokens" if ctx is None else f"decode of {s} token with a {ctx}-token KV cache"
-    net = Net(f"llama2_7b_block_prefill{s}" if ctx is None else f"llama2_7b_block_decode{ctx}",
-              f"LLaMA-2-7B, one decoder block, {what}: Touvron et al., 2023 (32 heads, no "
-              "grouped-query attention; RMSNorm as LayerNorm, SiLU as GELU, no rotary "
-              "embedding)", d, [1, s])
+    heads = f"{h} heads, no grouped-query attention" if kvh == h else \
+        f"{h} query heads in {kvh} grouped-query key/value heads"
+    stage = f"prefill{s}" if ctx is None else f"decode{ctx}"
+    net = Net(f"llama2_{size}_block_{stage}",
+              f"LLaMA-2-{size.upper()}, one decoder block, {what}: Touvron et al., 2023 "
+              f"({heads}; RMSNorm as LayerNorm, SiLU as GELU, no rotary embedding)", d, [1, s])
     sofm = [1, s]
     n1 = norm(net, "rms1", None, d, sofm)
-    a = attention(net, "", n1, s, d, h, sofm, ctx)
+    a = attention(net, "", n1, s, d, h, sofm, ctx, kvh)
     r1 = residual(net, "res1", a, "__INPUT__", d, sofm)
     n2 = norm(net, "rms2", r1, d, sofm)
     # At prefill 2048 a whole d x f matrix is 9.2e10 MACs per sample, above the 2^36 limit of
@@ -185,7 +192,8 @@ def write(net, out_dir):
 def main():
     out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else "data/networks")
     for net in [bert(128), bert(512), gpt2(1024), gpt2(1, ctx=1024), vit_b16(),
-                llama2_7b_block(2048), llama2_7b_block(1, ctx=2048)]:
+                llama2_block("7b", 2048), llama2_block("7b", 1, ctx=2048),
+                llama2_block("70b", 1, ctx=4096)]:
         write(net, out_dir)
 
 

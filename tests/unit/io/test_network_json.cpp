@@ -140,7 +140,8 @@ const std::vector<std::string> kTransformerNames{"bert_base_s128",
                                                  "gpt2_small_decode1024",
                                                  "vit_b16",
                                                  "llama2_7b_block_prefill2048",
-                                                 "llama2_7b_block_decode2048"};
+                                                 "llama2_7b_block_decode2048",
+                                                 "llama2_70b_block_decode4096"};
 
 TEST(ZooNetwork, TablesCoverExactlyTheShippedNetworks) {
   std::vector<std::string> tables;
@@ -210,6 +211,23 @@ TEST(TransformerZoo, MacsEqualThePublishedFormulas) {
   };
   EXPECT_EQ(ops_split(catalog.load_network("llama2_7b_block_prefill2048")).macs, llama(2048, 2048));
   EXPECT_EQ(ops_split(catalog.load_network("llama2_7b_block_decode2048")).macs, llama(1, 2048));
+  // LLaMA-2-70B block with grouped-query attention: d 8192, 64 query heads sharing 8 key/value
+  // heads of 128, SwiGLU hidden 28672; K and V projections are d x d/8, attention is unchanged.
+  const std::int64_t gd = 8192, gf = 28672, kv = 8 * 128, gctx = 4096;
+  EXPECT_EQ(ops_split(catalog.load_network("llama2_70b_block_decode4096")).macs,
+            2 * gd * gd + 2 * gd * kv + 3 * gd * gf + 2 * gctx * gd);
+}
+
+TEST(TransformerZoo, GroupedQueryAttentionSharesEachKvHeadAcrossItsQueryHeads) {
+  // docs/transformers.md §2: the 8 query heads of a group are stacked into the positions of
+  // their key/value head, which is read once for all 8 (a 1024-channel cache, not 8192).
+  const auto net = Catalog(KAPLA_SOURCE_DATA_DIR).load_network("llama2_70b_block_decode4096");
+  ASSERT_EQ(net.externals().size(), 2u);
+  const auto qk = *net.find("qk");
+  EXPECT_EQ(net.source_name(net.prevs(qk)[1]), "k_cache");
+  EXPECT_EQ(net.layer(qk), model::make_matmul(8, 128, 4096, 8));
+  EXPECT_EQ(net.layer(*net.find("av")), model::make_matmul(8, 4096, 128, 8));
+  EXPECT_EQ(net.layer(*net.find("k")).nofm, 1024);
 }
 
 TEST(TransformerZoo, DecodeReadsItsKvCacheAsExternals) {

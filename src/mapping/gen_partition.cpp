@@ -211,23 +211,14 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
   generate_on(t, batch, dim_nodes, opt, false, out);
   if (opt.imperfect != model::Imperfect::None && t.kind != Kind::Input) {
     // Then the wider space's others, grid by grid (the whole grid first), each once.
-    auto key = [](const PartitionScheme& ps) {
-      std::array<std::int64_t, 12> k{};
-      for (std::size_t i = 0; i < 4; ++i) {
-        k[i] = static_cast<std::int64_t>(ps.order[i]);
-        k[4 + 2 * i] = ps.pdims[kPaes[i]].h;
-        k[5 + 2 * i] = ps.pdims[kPaes[i]].w;
-      }
-      return k;
-    };
     std::set<std::array<std::int64_t, 12>> seen;
-    for (const auto& ps : out) seen.insert(key(ps));
+    for (const auto& ps : out) seen.insert(ps.flat_key());
     std::vector<PartitionScheme> more;
     for (const std::int64_t h : used_sides(dim_nodes.h, t, batch))
       for (const std::int64_t w : used_sides(dim_nodes.w, t, batch))
         generate_on(t, batch, PhyDim2{h, w}, opt, true, more);
     for (const auto& ps : more)
-      if (seen.insert(key(ps)).second) out.push_back(ps);
+      if (seen.insert(ps.flat_key()).second) out.push_back(ps);
   }
 
   if (guaranteed && out.empty()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 
 #include "core/enum_array.hpp"
 #include "core/phy_dim2.hpp"
@@ -26,6 +27,15 @@ struct PartitionScheme {
   }
   std::int64_t size() const { return dim().size(); }
   std::int64_t size(ParallelDim pae) const { return pdims[pae].size(); }
+  /// The scheme as 12 words (the order, then each kind's h and w in enum order), for sets
+  /// and hash maps of schemes.
+  std::array<std::int64_t, 12> flat_key() const {
+    std::array<std::int64_t, 12> k{};
+    std::size_t i = 0;
+    for (auto p : order) k[i++] = static_cast<std::int64_t>(p);
+    for (const auto& d : pdims) k[i++] = d.h, k[i++] = d.w;
+    return k;
+  }
 
   friend bool operator==(const PartitionScheme&, const PartitionScheme&) = default;
 };

@@ -37,25 +37,12 @@ CostOracle::CostOracle(const pricing::LayerProblem& problem,
 void CostOracle::index_parts() {
   const auto& parts = eval_.partitions();
   index_.reserve(parts.size());
-  for (std::size_t i = 0; i < parts.size(); ++i) index_.emplace(key_of(parts[i]), i);  // first wins
-}
-
-CostOracle::PartKey CostOracle::key_of(const mapping::PartitionScheme& part) {
-  PartKey k{};
-  std::size_t i = 0;
-  for (auto p : part.order) k[i++] = static_cast<std::int64_t>(p);
-  for (const auto& d : part.pdims) k[i++] = d.h, k[i++] = d.w;
-  return k;
-}
-
-std::size_t CostOracle::PartKeyHash::operator()(const PartKey& k) const {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the words
-  for (auto v : k) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
-  return static_cast<std::size_t>(h);
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    index_.emplace(parts[i].flat_key(), i);  // first wins
 }
 
 std::optional<std::size_t> CostOracle::index_of(const mapping::PartitionScheme& part) const {
-  if (const auto it = index_.find(key_of(part)); it != index_.end()) return it->second;
+  if (const auto it = index_.find(part.flat_key()); it != index_.end()) return it->second;
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/words_hash.hpp"
 #include "cost/map_strategy.hpp"
 #include "pricing/fixed_scheme.hpp"
 #include "search/kapla/bound_pricer.hpp"
@@ -58,15 +59,10 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   std::optional<Score> score(const CanonicalScheme& s, bool on_chip) const;
   /// Index of `part` in B's list: K asks for every priced scheme, so it is hashed, not scanned.
   std::optional<std::size_t> index_of(const mapping::PartitionScheme& part) const;
-  using PartKey = std::array<std::int64_t, 12>;
-  struct PartKeyHash {
-    std::size_t operator()(const PartKey& k) const;
-  };
-  static PartKey key_of(const mapping::PartitionScheme& part);
   void index_parts();
 
   pricing::FixedSchemeEvaluator eval_;
-  std::unordered_map<PartKey, std::size_t, PartKeyHash> index_;
+  std::unordered_map<std::array<std::int64_t, 12>, std::size_t, WordsHash> index_;  // flat_key
 };
 
 /// A cost-model nested loop as the greedy sees it.

@@ -264,9 +264,7 @@ LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
     g = greedy_pass(o, opt, TopFactors::Reserved, out);
     out.stats.reserved_retry = true;
   }
-  const auto& best = g.best;
-  const auto& best_score = g.best_score;
-  if (out.scheme) refine_partition(o, opt, best, best_score, out);
+  if (out.scheme) refine_partition(o, opt, g.best, g.best_score, out);
   if (out.scheme && opt.refine.regf_beam) detail::refit_regf(o, opt, out);
   if (out.scheme && opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, out);
   if (out.scheme && opt.ntops > 1) out.runners_up = runners_up(o, opt, *out.scheme);

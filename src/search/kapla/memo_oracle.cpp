@@ -7,21 +7,15 @@ namespace kapla::search::kapla {
 
 MemoOracle::Key MemoOracle::key_of(const CanonicalScheme& s) {
   Key k{};
-  std::size_t i = 0;
-  for (auto p : s.part.order) k[i++] = static_cast<std::int64_t>(p);
-  for (const auto& d : s.part.pdims) k[i++] = d.h, k[i++] = d.w;
+  const auto part = s.part.flat_key();
+  std::copy(part.begin(), part.end(), k.begin());
+  std::size_t i = part.size();
   k[i++] = s.nest_index;
   for (const auto& lv : s.blocking.bl_ts)
     for (auto f : lv) k[i++] = f;
   for (const auto& lv : s.blocking.bl_ords)
     for (auto p : lv) k[i++] = p;
   return k;
-}
-
-std::size_t MemoOracle::KeyHash::operator()(const Key& k) const {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the words
-  for (auto v : k) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
-  return static_cast<std::size_t>(h);
 }
 
 std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
@@ -34,9 +28,8 @@ std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
   const auto sc = inner_.evaluate(s);
   const std::lock_guard<std::mutex> lock(mu_);
   seen_.emplace(k, Priced{s, sc});
-  Key pk{};
-  std::copy(k.begin(), k.begin() + 12, pk.begin());
-  if (sc) parts_.emplace(pk, true);  // invalid schemes are rejected before the placement
+  if (sc)
+    parts_.emplace(s.part.flat_key(), true);  // invalid schemes are rejected before the placement
   return sc;
 }
 
@@ -54,11 +47,7 @@ std::optional<Score> MemoOracle::evaluate_on_chip(const CanonicalScheme& s) cons
 }
 
 std::vector<NodeNest> MemoOracle::nests(const mapping::PartitionScheme& part) const {
-  CanonicalScheme probe;
-  probe.part = part;
-  Key pk{};
-  const auto k = key_of(probe);
-  std::copy(k.begin(), k.begin() + 12, pk.begin());
+  const PartKey pk = part.flat_key();
   {
     const std::lock_guard<std::mutex> lock(mu_);
     if (auto it = nests_.find(pk); it != nests_.end()) return it->second;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/words_hash.hpp"
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 
@@ -47,9 +48,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   static Key key_of(const CanonicalScheme& s);
 
  private:
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
-  };
+  using PartKey = std::array<std::int64_t, 12>;  // mapping::PartitionScheme::flat_key
   const LayerOracle& inner_;
   const OnChipPricer* on_chip_;  // null if the wrapped oracle has no on-chip price
   mutable std::mutex mu_;
@@ -57,10 +56,10 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
     CanonicalScheme scheme;
     std::optional<Score> score;
   };
-  mutable std::unordered_map<Key, Priced, KeyHash> seen_;
-  mutable std::unordered_map<Key, bool, KeyHash> parts_;  // partition part of the key only
-  mutable std::unordered_map<Key, std::optional<Score>, KeyHash> on_chip_seen_;
-  mutable std::unordered_map<Key, std::vector<NodeNest>, KeyHash> nests_;  // partition key
+  mutable std::unordered_map<Key, Priced, WordsHash> seen_;
+  mutable std::unordered_map<PartKey, bool, WordsHash> parts_;
+  mutable std::unordered_map<Key, std::optional<Score>, WordsHash> on_chip_seen_;
+  mutable std::unordered_map<PartKey, std::vector<NodeNest>, WordsHash> nests_;
 };
 
 }  // namespace kapla::search::kapla

@@ -186,7 +186,9 @@ TEST(KaplaStrategies, GreedyRetryMeetsPipelineConstraintsWithoutFallingBack) {
       EXPECT_FALSE(sol.stats.fell_back) << at;
       const auto& top = sol.scheme->blocking.bl_ts[0];
       EXPECT_EQ(top[LoopDim::Bat], topbat) << at;
-      if (topifm > 0) EXPECT_EQ(top[LoopDim::Ifm], topifm) << at;
+      if (topifm > 0) {
+        EXPECT_EQ(top[LoopDim::Ifm], topifm) << at;
+      }
       EXPECT_GE(sol.score.energy, ex.score.energy) << at;
       retried += sol.stats.reserved_retry ? 1 : 0;
       kapla::SolverOptions exact;

@@ -439,15 +439,24 @@ def timeout_table(res: kr.Results) -> Optional[Table]:
 def provenance(res: kr.Results) -> List[str]:
     t = res.tuples
     lines = ["## Provenance (from the results files)", ""]
-    lines.append("| file | job | tuples | time limit per tuple |")
-    lines.append("|---|---|---:|---|")
+    replaced = any(info.replaced for info in res.files)
+    lines.append("| file | job | tuples | time limit per tuple | kapla commit |" +
+                 (" replaced by a later file |" if replaced else ""))
+    lines.append("|---|---|---:|---|---|" + ("---:|" if replaced else ""))
     for info in res.files:
         g = t[t["source"] == info.path]
-        limit = float(g["time_limit"].iloc[0]) if len(g) else math.nan
+        limit = info.time_limit
         lim = "none" if not limit or math.isnan(limit) else kt.format_seconds(limit) + " wall"
+        commits = ", ".join(sorted({str(v)[:7] for v in g["git_hash"]})) \
+            if "git_hash" in g and len(g) else "—"
         lines.append(f"| `{os.path.basename(info.path)}` | `{info.job_name}` | {len(g)} | "
-                     f"{lim} |")
+                     f"{lim} | {commits} |" + (f" {info.replaced} |" if replaced else ""))
     lines.append("")
+    if replaced:
+        lines.append("tuples: those this page uses from each file; replaced by a later file: "
+                     "tuples of the file that a later one (a rerun) holds too, left out "
+                     "(report.py --replace).")
+        lines.append("")
 
     def uniq(col):
         return ", ".join(sorted({str(v) for v in t[col]})) if col in t else "?"

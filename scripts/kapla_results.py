@@ -181,6 +181,17 @@ class FileInfo:
     job_fingerprint: str
     job_file: str
     kapla_version: str
+    # Tuples of this file left out because a later file of a load(..., replace=True) holds
+    # them (a rerun); kept in a compact export so that its provenance still says so.
+    replaced: int = 0
+
+    @property
+    def time_limit(self) -> float:
+        """The job's tuple_time_limit_seconds (0: none), nan when its job file does not say."""
+        try:
+            return float(json.loads(self.job_file).get("tuple_time_limit_seconds", np.nan))
+        except (ValueError, AttributeError, TypeError):
+            return np.nan
 
 
 def _text(v) -> str:
@@ -417,9 +428,11 @@ def _add_derived(tuples: pd.DataFrame, exp: pd.DataFrame) -> None:
     exp["status"] = [status.get(k, "not_run") for k in exp["key"]]
 
 
-def load(paths: Sequence[str], checksum: bool = True) -> Results:
+def load(paths: Sequence[str], checksum: bool = True, replace: bool = False) -> Results:
     """Reads files and/or directories. The same tuple in several files is kept once if the
-    search results agree; ResultsError if they differ (like `kapla merge`)."""
+    search results agree; ResultsError if they differ (like `kapla merge`). With replace, a
+    tuple in a later file replaces it in the files before it, whatever their results (a tuple
+    rerun at a newer commit or without a time limit); each FileInfo counts what it lost."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     compact = [p for p in paths if is_compact(p)]
@@ -433,14 +446,21 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
     parts: Dict[str, List[pd.DataFrame]] = {t: [] for t in TABLES}
     seen: Dict[str, tuple] = {}
     expected: List[pd.DataFrame] = []
-    for path in files:
-        info, tables = read_file(path, checksum=checksum)
+    read = [read_file(path, checksum=checksum) for path in files]
+    last = {}  # with replace: the index of the last file holding each tuple
+    if replace:
+        for n, (_, tables) in enumerate(read):
+            last.update((key, n) for key in tables["tuples"]["key"])
+    for n, (path, (info, tables)) in enumerate(zip(files, read)):
         infos.append(info)
         t = tables["tuples"]
         keep = []
         for i, key in enumerate(t["key"]):
             row = tuple(t[c].iloc[i] for c in _SEARCH_COLUMNS)
-            if key in seen:
+            if replace and last[key] != n:
+                info.replaced += 1
+                keep.append(False)
+            elif key in seen:
                 prev_file, prev = seen[key]
                 if not all((a == b) or (isinstance(a, float) and np.isnan(a) and np.isnan(b))
                            for a, b in zip(prev, row)):
@@ -454,12 +474,7 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
         t = t[keep].copy()
         t["job_name"] = info.job_name
         t["source"] = path
-        limit = np.nan
-        try:
-            limit = float(json.loads(info.job_file).get("tuple_time_limit_seconds", np.nan))
-        except (ValueError, AttributeError, TypeError):
-            pass
-        t["time_limit"] = limit
+        t["time_limit"] = info.time_limit
         parts["tuples"].append(t)
         kept = set(t["key"])
         for name in ("layers", "segments", "curves", "resolved"):
@@ -488,7 +503,9 @@ def load(paths: Sequence[str], checksum: bool = True) -> Results:
 
     cols = AXES + ["key"]
     if expected:
-        exp = pd.concat(expected, ignore_index=True).drop_duplicates("key")
+        # A replaced tuple is asked for by the job that ran it last.
+        exp = pd.concat(expected, ignore_index=True) \
+            .drop_duplicates("key", keep="last" if replace else "first")
     else:
         exp = pd.DataFrame(columns=cols + ["job_name"])
     # Tuples present but not in /expected (version 2 files) are expected too (they ran).
@@ -582,7 +599,8 @@ def load_compact(directory: str) -> Results:
         raise ResultsError(f"{directory}: {COMPACT_MARK}: not a version {COMPACT_VERSION} "
                            f"{COMPACT_FORMAT} file")
     infos = [FileInfo(os.path.join(directory, i["path"]), i["schema"], i["job_name"],
-                      i["job_fingerprint"], i["job_file"], i["kapla_version"])
+                      i["job_fingerprint"], i["job_file"], i["kapla_version"],
+                      i.get("replaced", 0))
              for i in meta["files"]]
     tables = {}
     for name in _COMPACT_TABLES:

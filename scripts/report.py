@@ -14,6 +14,7 @@ averages, inter-layer pruning, timeouts, provenance); docs/paper_reproduction.md
 for results/paper/ (its README has the command). --export-compact DIR writes the per-tuple
 tables as CSV (kapla_results.export_compact), which report.py reads back in place of the HDF5
 files (results/paper/ is one). --out, --paper and --export-compact may be given together.
+--replace: a tuple in a later RESULTS file replaces it in the earlier ones (reruns).
 Exit code 1 with a one-line "error: FILE: reason" when an input is refused (foreign, truncated,
 damaged or other-version file); docs/analysis.md explains the tables.
 """
@@ -99,6 +100,9 @@ def main(argv=None) -> int:
     ap.add_argument("--export-compact", metavar="DIR",
                     help="write the per-tuple tables of RESULTS as CSV into DIR (a compact "
                          "export that report.py reads back as RESULTS; no per-layer rows)")
+    ap.add_argument("--replace", action="store_true",
+                    help="a tuple in a later RESULTS file replaces the same tuple in the files "
+                         "before it (a rerun); without it, differing copies are refused")
     ap.add_argument("--no-plots", action="store_true", help="tables only")
     ap.add_argument("--no-checksum", action="store_true",
                     help="skip the checksum pass over each file (sizes are still checked)")
@@ -106,7 +110,7 @@ def main(argv=None) -> int:
     if not (args.out or args.paper or args.export_compact):
         ap.error("give --out DIR, --paper PAGE and/or --export-compact DIR")
     try:
-        res = kr.load(args.results, checksum=not args.no_checksum)
+        res = kr.load(args.results, checksum=not args.no_checksum, replace=args.replace)
     except kr.ResultsError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -546,6 +546,8 @@ class PaperPageTest(unittest.TestCase):
         cls.raw = {}
         for f in cls.files:
             cls.raw.update(raw_tuples(f))
+        # MLP-L-BP's B stopped at once: the run that paper_b (no limit) reruns to the end.
+        cls.b_late = sweep("paper_b_late", ["mlp_l_bp"], ["exhaustive"], limit=1e-9)
 
     @classmethod
     def tearDownClass(cls):
@@ -592,6 +594,37 @@ class PaperPageTest(unittest.TestCase):
         self.assertEqual(cell_text(t, "AlexNet", "K / ÷").value, ka / min(ka, ra))
         self.assertEqual(summary.k_over_b, [k / b])
         self.assertEqual(cell_text(t, "Paper (average)", "K / ÷").value, 1.022)
+
+    def test_a_later_file_replaces_a_rerun_tuple_only_when_asked(self):
+        import kapla_paper as kpp
+        key = "mlp_l_bp:cloud:exhaustive:b64:s1"
+        late, full = self.b_late, self.files[1]
+        self.assertEqual(raw_tuples(late)[key]["status"], "timeout")
+        with self.assertRaisesRegex(kr.ResultsError, "differs from"):
+            kr.load([late, full])
+        for order, kept, status in (([late, full], full, "ok"),
+                                    ([full, late], late, "timeout")):
+            res = kr.load(order, replace=True)
+            rows = res.tuples[res.tuples["key"] == key]
+            self.assertEqual(len(rows), 1)
+            self.assertEqual(rows["source"].iloc[0], kept)
+            self.assertEqual(rows["status"].iloc[0], status)
+            self.assertEqual(rows["total_cost"].iloc[0], raw_tuples(kept)[key]["total_cost"])
+            self.assertEqual([i.replaced for i in res.files], [1, 0])
+            exp = res.expected[res.expected["key"] == key]
+            self.assertEqual(list(exp["status"]), [status])
+            self.assertEqual(list(exp["job_name"]),
+                             ["paper_b" if kept == full else "paper_b_late"])
+        # The compact export keeps what was replaced, and the page's provenance says so.
+        d = os.path.join(self.tmp, "compact_replaced")
+        kr.export_compact(kr.load([late, full], replace=True), d)
+        c = kr.load([d])
+        self.assertEqual([i.replaced for i in c.files], [1, 0])
+        self.assertEqual(list(c.tuples["status"]), ["ok"])
+        text = "\n".join(kpp.provenance(c))
+        self.assertIn("replaced by a later file", text)
+        self.assertIn("| `paper_b_late.h5` | `paper_b_late` | 0 | 1e-09 s wall |", text)
+        self.assertNotIn("replaced by a later file", "\n".join(kpp.provenance(kr.load([full]))))
 
     def test_compact_export_gives_the_same_page(self):
         d = os.path.join(self.tmp, "compact")

@@ -34,6 +34,38 @@ std::string_view invalid_reason_name(InvalidReason r) {
   return "";
 }
 
+// _set_fetch (§7.3; fork REGF rule §12.2: a non-reusable REGF copy counts every unrelated
+// factor of levels 0 and 1 and never inherits the outer fetch).
+std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
+    const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
+    DataCategory rw_data, const LoopBlocking& b) {
+  std::array<PerDataCategory<std::int64_t>, 2> fetch{};
+  for (int bl = 0; bl < 2; ++bl) {
+    const auto& t = b.bl_ts[static_cast<std::size_t>(bl)];
+    const auto& ord = b.bl_ords[static_cast<std::size_t>(bl)];
+    for (auto d : all_values<DataCategory>()) {
+      const int inn = innt_dim_loop(data_loops[d], t, ord);
+      const bool reusable = bl == 0 || regf_reusable[d];
+      if (inn == kNoLoop && reusable) {
+        fetch[static_cast<std::size_t>(bl)][d] = bl > 0 ? fetch[0][d] : 1;
+        continue;
+      }
+      std::int64_t f = 1;
+      for (auto l : all_values<LoopDim>()) {
+        if (data_loops[d].contains(l)) continue;
+        int start;
+        if (!reusable)
+          start = bl + 1;
+        else
+          start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
+        f *= bl_tp(b, l, 0, start);
+      }
+      fetch[static_cast<std::size_t>(bl)][d] = d == rw_data ? 2 * f - 1 : f;
+    }
+  }
+  return fetch;
+}
+
 namespace {
 
 bool over_capacity(const LoopBlockingEval& ev, const NestedLoopDesc& nld,
@@ -42,33 +74,9 @@ bool over_capacity(const LoopBlockingEval& ev, const NestedLoopDesc& nld,
          data_size(ev, nld, 0) > static_cast<double>(res.size_gbuf);
 }
 
-/// _set_fetch (§7.3; fork REGF rule §12.2: a non-reusable REGF copy counts every unrelated
-/// factor of levels 0 and 1 and never inherits the outer fetch).
+/// _set_fetch: the blocking's fetch counts (fetch_counts, above).
 void set_fetch(LoopBlockingEval& ev, const NestedLoopDesc& nld) {
-  const LoopBlocking& b = ev.blocking;
-  for (int bl = 0; bl < 2; ++bl) {
-    const auto& t = b.bl_ts[static_cast<std::size_t>(bl)];
-    const auto& ord = b.bl_ords[static_cast<std::size_t>(bl)];
-    for (auto d : all_values<DataCategory>()) {
-      const int inn = innt_dim_loop(nld.data_loops[d], t, ord);
-      const bool reusable = bl == 0 || nld.regf_reusable[d];
-      if (inn == kNoLoop && reusable) {
-        ev.fetch[static_cast<std::size_t>(bl)][d] = bl > 0 ? ev.fetch[0][d] : 1;
-        continue;
-      }
-      std::int64_t f = 1;
-      for (auto l : all_values<LoopDim>()) {
-        if (nld.data_loops[d].contains(l)) continue;
-        int start;
-        if (!reusable)
-          start = bl + 1;
-        else
-          start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
-        f *= bl_tp(b, l, 0, start);
-      }
-      ev.fetch[static_cast<std::size_t>(bl)][d] = d == nld.rw_data ? 2 * f - 1 : f;
-    }
-  }
+  ev.fetch = fetch_counts(nld.data_loops, nld.regf_reusable, nld.rw_data, ev.blocking);
   ev.fetch_computed = true;
 }
 
@@ -209,7 +217,7 @@ LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blockin
   }
   // Keep in GBUF only with reuse at the GBUF level (§7.4 step 6).
   for (auto d : all_values<DataCategory>())
-    if (!ev.stored_in_gbuf[d] && ev.fetch[0][d] < ev.fetch[1][d]) ev.stored_in_gbuf[d] = true;
+    if (!ev.stored_in_gbuf[d] && reused_in_gbuf(ev.fetch, d)) ev.stored_in_gbuf[d] = true;
   if (over_capacity(ev, nld, resource)) return reject(InvalidReason::CapacityFinal);
 
   // The nodes that compute: ops and accesses count them only (idle nodes of a sub-grid

@@ -102,6 +102,20 @@ struct LoopBlockingEval {
   }
 };
 
+/// Fetch counts of a blocking (§7.3, with the fork's REGF rule §12.2): fetch[0][d] brings d
+/// from DRAM into GBUF, fetch[1][d] from GBUF into REGF (before filter pinning). The cost
+/// model's own, exported so that the directive searches decide GBUF storage as it does.
+std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
+    const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
+    DataCategory rw_data, const LoopBlocking& b);
+
+/// §7.4 step 6: a category that may bypass GBUF is kept there only if its GBUF copy is reused
+/// (fewer fetches into GBUF than out of it).
+inline bool reused_in_gbuf(const std::array<PerDataCategory<std::int64_t>, 2>& fetch,
+                           DataCategory d) {
+  return fetch[0][d] < fetch[1][d];
+}
+
 /// Evaluates one scheme. `bufshr` is the partition's sharing scheme (used only with
 /// options.hw_gbuf_sharing / hw_access_forwarding); `costs` prices access_cost.
 /// Preconditions (InternalError otherwise): Π_level bl_ts = nld.loopcnt, bl_ords are

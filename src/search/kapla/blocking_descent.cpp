@@ -98,7 +98,7 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
       for (auto fb : divs[LoopDim::Bat]) {
         const PerLoopDim<std::int64_t> t2{{fi, fo, fb}};
         if (regf_occupancy(n, t2) > cap.regf_words) break;
-        if (gbuf_occupancy(n, t2, cap.gbuf_share) > cap.gbuf_words) continue;
+        if (!regf_tile_fits(n, t2, cap)) continue;
         const auto c = fit_gbuf(o, cur.part, cur.nest_index, n, cap, t2, cur.blocking.bl_ords[0],
                                 cur.blocking.bl_ords[1], totals, sol.stats);
         if (c) pick.consider(*c);

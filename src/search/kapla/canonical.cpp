@@ -25,18 +25,34 @@ std::int64_t regf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t
 }
 
 std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t12,
-                            const PerDataCategory<std::int64_t>& share) {
+                            const PerDataCategory<std::int64_t>& share,
+                            const PerDataCategory<bool>& stored) {
   std::int64_t s = 0;
   for (auto d : all_values<DataCategory>())
-    s += ceil_div(data_factor(n, t12, d) * n.usize_gbuf[d], share[d]);
+    if (stored[d]) s += ceil_div(data_factor(n, t12, d) * n.usize_gbuf[d], share[d]);
   return s;
 }
 
+bool regf_tile_fits(const NodeNest& n, const PerLoopDim<std::int64_t>& t2, const Capacity& cap) {
+  return regf_occupancy(n, t2) <= cap.regf_words &&
+         gbuf_occupancy(n, t2, cap.gbuf_share, cap.always_in_gbuf) <= cap.gbuf_words;
+}
+
+PerDataCategory<bool> gbuf_stored(const NodeNest& n, const Blocking& b, const Capacity& cap) {
+  PerDataCategory<bool> stored = cap.always_in_gbuf;
+  if (stored[DataCategory::Fil] && stored[DataCategory::Ifm] && stored[DataCategory::Ofm])
+    return stored;  // nothing may bypass (the KAPLA presets): no fetch counts needed
+  const auto fetch = cost::fetch_counts(n.data_loops, n.regf_reusable, n.rw_data, b);
+  for (auto d : all_values<DataCategory>())
+    if (!stored[d] && cost::reused_in_gbuf(fetch, d)) stored[d] = true;
+  return stored;
+}
+
 bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap) {
+  if (regf_occupancy(n, b.bl_ts[2]) > cap.regf_words) return false;
   PerLoopDim<std::int64_t> t12{};
   for (auto l : all_values<LoopDim>()) t12[l] = b.bl_ts[1][l] * b.bl_ts[2][l];
-  return regf_occupancy(n, b.bl_ts[2]) <= cap.regf_words &&
-         gbuf_occupancy(n, t12, cap.gbuf_share) <= cap.gbuf_words;
+  return gbuf_occupancy(n, t12, cap.gbuf_share, gbuf_stored(n, b, cap)) <= cap.gbuf_words;
 }
 
 }  // namespace kapla::search::kapla

@@ -7,18 +7,16 @@
 #include <cstdint>
 
 #include "core/enum_array.hpp"
+#include "cost/loop_blocking.hpp"
 #include "mapping/data_loops.hpp"
 #include "mapping/partition_scheme.hpp"
 
 namespace kapla::search::kapla {
 
 /// Loop blocking of one nested-loop description: factors per level (0 = DRAM/top, 1 = GBUF,
-/// 2 = REGF) and loop positions per level (0 = innermost), nn_dataflow bl_ts / bl_ords.
-struct Blocking {
-  std::array<PerLoopDim<std::int64_t>, 3> bl_ts{};
-  std::array<PerLoopDim<int>, 2> bl_ords{};
-  friend bool operator==(const Blocking&, const Blocking&) = default;
-};
+/// 2 = REGF) and loop positions per level (0 = innermost), nn_dataflow bl_ts / bl_ords: the
+/// cost model's own type.
+using Blocking = cost::LoopBlocking;
 
 /// partition -> Eyeriss nested-loop description (index into the map strategy's list for the
 /// partitioned layer) -> blocking.
@@ -37,6 +35,9 @@ struct NodeNest {
   PerDataCategory<std::int64_t> usize_regf{};
   PerDataCategory<mapping::LoopSet> data_loops{};
   DataCategory rw_data = DataCategory::Ofm;
+  /// Whether a category's REGF copy survives unrelated REGF-level loops (the fork's §12.2
+  /// rule); it decides the fetch counts, hence which categories may bypass GBUF.
+  PerDataCategory<bool> regf_reusable{{true, true, true}};
   std::int64_t repl_ifm = 1;  // PE replication over input channels (ifms)
   std::int64_t repl_ofm = 1;  // PE replication over output channels (ofms)
   bool fold_variant = false;  // from a fold variant of the row-stationary mapping (kapla's)
@@ -47,6 +48,10 @@ struct Capacity {
   std::int64_t regf_words = 0;
   std::int64_t gbuf_words = 0;
   PerDataCategory<std::int64_t> gbuf_share{{1, 1, 1}};  // buffer-sharing group size per data
+  /// Categories GBUF always stores: bypass not allowed by the options, or on-chip data of a
+  /// pipelined segment that lives in this layer's own region (nn_dataflow §7.4 steps 1, 5).
+  /// The others bypass GBUF unless the blocking reuses their GBUF copy (§7.4 step 6).
+  PerDataCategory<bool> always_in_gbuf{{true, true, true}};
 };
 
 /// The 36 loop-order pairs in itertools.product(permutations, permutations) order; an order
@@ -57,10 +62,18 @@ std::array<PerLoopDim<int>, 6> loop_orders();
 std::int64_t data_factor(const NodeNest& n, const PerLoopDim<std::int64_t>& t, DataCategory d);
 /// REGF words for REGF-level factors t2; GBUF words for the factors below the top (t1*t2).
 std::int64_t regf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t2);
+/// (`stored`: the categories GBUF keeps; the others take no GBUF space.)
 std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t12,
-                            const PerDataCategory<std::int64_t>& share);
-/// The fast capacity check: exactly nn_dataflow's §7.4 step 2 with every category stored in
-/// GBUF (the KAPLA options disable bypass).
+                            const PerDataCategory<std::int64_t>& share,
+                            const PerDataCategory<bool>& stored = {{true, true, true}});
+/// Whether a REGF tile can be part of a valid scheme at all: it fits REGF, and GBUF holds the
+/// categories it must always store at their smallest (GBUF tile = REGF tile; the cost model's
+/// §7.4 step 2). A tile that fails fails with every GBUF tile around it.
+bool regf_tile_fits(const NodeNest& n, const PerLoopDim<std::int64_t>& t2, const Capacity& cap);
+/// The categories the cost model keeps in GBUF under blocking `b` (§7.4 steps 1, 5, 6).
+PerDataCategory<bool> gbuf_stored(const NodeNest& n, const Blocking& b, const Capacity& cap);
+/// The capacity check, exactly the cost model's (§7.4 step 7, after the bypass decision): a
+/// scheme that fails it is invalid, one that passes it fails only on the spilling rules.
 bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap);
 
 }  // namespace kapla::search::kapla

@@ -18,6 +18,7 @@ NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer)
   }
   n.data_loops = nld.data_loops;
   n.rw_data = nld.rw_data;
+  n.regf_reusable = nld.regf_reusable;
   // Replication recovered from the loop counts (lcnt = ceil(channels / replication)).
   const bool chw = p_layer.is_local_region() || p_layer.is_depthwise();
   n.repl_ifm = chw ? 1 : ceil_div(p_layer.nifm, nld.loopcnt[LoopDim::Ifm]);
@@ -63,9 +64,9 @@ std::vector<NodeNest> CostOracle::nests(const mapping::PartitionScheme& part) co
   const pricing::PartitionSetup& s = i ? eval_.setup(*i) : fresh;
   std::vector<NodeNest> out;
   out.reserve(s.map.nlds.size());
-  for (std::size_t i = 0; i < s.map.nlds.size(); ++i) {
-    out.push_back(node_nest(s.map.nlds[i], s.pl.p_layer));
-    out.back().fold_variant = !(s.map.nld_geometry[i] == s.map.geometry);
+  for (std::size_t k = 0; k < s.map.nlds.size(); ++k) {
+    out.push_back(node_nest(s.map.nlds[k], s.pl.p_layer));
+    out.back().fold_variant = !(s.map.nld_geometry[k] == s.map.geometry);
   }
   return out;
 }
@@ -75,6 +76,14 @@ Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_i
   Capacity c;
   c.regf_words = p.resource.size_regf;
   c.gbuf_words = p.resource.size_gbuf;
+  const auto& r = p.resource;
+  for (auto dc : all_values<DataCategory>()) c.always_in_gbuf[dc] = !p.options.sw_gbuf_bypass[dc];
+  // On-chip data in the layer's own region is kept in GBUF whatever the blocking (§7.4 step 5);
+  // a weight-gradient layer writes its filters to DRAM, so only the ofmaps can be meant here.
+  if (r.src_data_region.type != mapping::RegionType::Dram && r.src_data_region == r.proc_region)
+    c.always_in_gbuf[DataCategory::Ifm] = true;
+  if (r.dst_data_region.type != mapping::RegionType::Dram && r.dst_data_region == r.proc_region)
+    c.always_in_gbuf[DataCategory::Ofm] = true;
   // Buffer-sharing groups are those of the partition (all nests share the data loops).
   if (p.options.hw_gbuf_sharing) {
     if (const auto i = index_of(part)) {

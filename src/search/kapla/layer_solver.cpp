@@ -147,14 +147,9 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
 
   // (3) REGF tensor on the whole layer, to know what is left for the nodes.
   const auto wcap = o.capacity(whole, wi);
-  auto regf_fits = [&](const NodeNest& n, const Capacity& c) {
-    return [&n, &c](const PerLoopDim<std::int64_t>& t) {
-      return regf_occupancy(n, t) <= c.regf_words &&
-             gbuf_occupancy(n, t, c.gbuf_share) <= c.gbuf_words;
-    };
-  };
-  const auto wt2 = fill_tensor({{1, 1, 1}}, remain, ord_regf, wn.data_loops, wn.rw_data, totals,
-                               regf_fits(wn, wcap));
+  const auto wt2 =
+      fill_tensor({{1, 1, 1}}, remain, ord_regf, wn.data_loops, wn.rw_data, totals,
+                  [&](const PerLoopDim<std::int64_t>& t) { return regf_tile_fits(wn, t, wcap); });
   if (!wt2) {
     ++stats.capacity_fail;
     return {};
@@ -254,8 +249,10 @@ GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors
 
 }  // namespace
 
-LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
-  const MemoOracle o(oracle);  // each distinct scheme is priced once per call
+namespace {
+
+// The greedy and its refinement on one oracle (without the exhaustive fallback).
+LayerSolution solve_greedy(const MemoOracle& o, const SolverOptions& opt) {
   LayerSolution out;
   auto g = greedy_pass(o, opt, TopFactors::Remaining, out);
   if (!out.scheme && opt.reserved_retry) {
@@ -267,6 +264,40 @@ LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
   if (out.scheme) refine_partition(o, opt, g.best, g.best_score, out);
   if (out.scheme && opt.refine.regf_beam) detail::refit_regf(o, opt, out);
   if (out.scheme && opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, out);
+  return out;
+}
+
+bool may_bypass(const LayerOracle& o) {
+  const auto cap = o.capacity(o.partitions().front(), 0);
+  for (bool stored : cap.always_in_gbuf)
+    if (!stored) return true;
+  return false;
+}
+
+}  // namespace
+
+LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
+  const MemoOracle o(oracle);  // each distinct scheme is priced once per call
+  LayerSolution out = solve_greedy(o, opt);
+  if (may_bypass(o)) {
+    // Where the options let data bypass GBUF, the fills size GBUF by the model's storage rule
+    // (a category without GBUF reuse takes no space), which opens the schemes B finds with
+    // bypass. The greedy's refetch estimates do not see bypass, though, and on some layers
+    // the fill that keeps every category in GBUF lands on the better scheme (docs/kapla.md
+    // §4): K runs both and keeps the better (the model-rule one on ties).
+    const MemoOracle all_in_gbuf(o, MemoOracle::Storage::AllInGbuf);
+    const auto alt = solve_greedy(all_in_gbuf, opt);
+    out.stats.order_pairs += alt.stats.order_pairs;
+    out.stats.capacity_fail += alt.stats.capacity_fail;
+    out.stats.constraint_fail += alt.stats.constraint_fail;
+    out.stats.invalid += alt.stats.invalid;
+    out.stats.evaluated += alt.stats.evaluated;
+    out.stats.reserved_retry = out.stats.reserved_retry || alt.stats.reserved_retry;
+    if (alt.scheme && (!out.scheme || better(alt.score, out.score, opt.goal))) {
+      out.scheme = alt.scheme;
+      out.score = alt.score;
+    }
+  }
   if (out.scheme && opt.ntops > 1) out.runners_up = runners_up(o, opt, *out.scheme);
   out.stats.priced = static_cast<std::int64_t>(o.priced());
   out.stats.partitions = static_cast<std::int64_t>(o.partitions_priced());

@@ -19,8 +19,11 @@ namespace kapla::search::kapla {
 
 class MemoOracle final : public LayerOracle, public OnChipPricer {
  public:
-  explicit MemoOracle(const LayerOracle& inner)
-      : inner_(inner), on_chip_(dynamic_cast<const OnChipPricer*>(&inner)) {}
+  /// How capacity() reports GBUF storage: as the wrapped oracle does (the cost model's rule),
+  /// or as if no category could bypass GBUF (K's second fill, layer_solver.cpp).
+  enum class Storage : std::uint8_t { AsInner, AllInGbuf };
+  explicit MemoOracle(const LayerOracle& inner, Storage storage = Storage::AsInner)
+      : inner_(inner), on_chip_(dynamic_cast<const OnChipPricer*>(&inner)), storage_(storage) {}
   const model::Layer& layer() const override { return inner_.layer(); }
   std::int64_t batch() const override { return inner_.batch(); }
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
@@ -31,7 +34,9 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   /// The wrapped oracle's nests, remembered per partition (every fit asks for them).
   std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {
-    return inner_.capacity(part, nest_index);
+    auto c = inner_.capacity(part, nest_index);
+    if (storage_ == Storage::AllInGbuf) c.always_in_gbuf = {{true, true, true}};
+    return c;
   }
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   /// The wrapped oracle's on-chip price (remembered), or its full price when it has none.
@@ -51,6 +56,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   using PartKey = std::array<std::int64_t, 12>;  // mapping::PartitionScheme::flat_key
   const LayerOracle& inner_;
   const OnChipPricer* on_chip_;  // null if the wrapped oracle has no on-chip price
+  Storage storage_;
   mutable std::mutex mu_;
   struct Priced {
     CanonicalScheme scheme;

@@ -73,6 +73,45 @@ std::vector<std::size_t> snap_partitions(const std::vector<mapping::PartitionSch
   return out;
 }
 
+namespace {
+
+// Where the GBUF fill (step 6) starts from a REGF tile t2, and what it may still take per
+// loop; nullopt if t2 does not divide the loops below the constraint.
+struct GbufFill {
+  PerLoopDim<std::int64_t> start{{1, 1, 1}};
+  PerLoopDim<std::int64_t> remaining{{1, 1, 1}};
+};
+
+// Reserved: a constrained loop's top factor must equal the constraint (kapla-spec.md §3.2 f),
+// so the GBUF tile takes all of what is below it first; the free loops grow around it.
+std::optional<GbufFill> gbuf_fill(const NodeNest& n, const PerLoopDim<std::int64_t>& top,
+                                  const PerLoopDim<std::int64_t>& t2, bool reserve_top) {
+  GbufFill g;
+  for (auto l : all_values<LoopDim>()) {
+    const auto inner = top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l];
+    if (inner % t2[l] != 0) return std::nullopt;
+    g.remaining[l] = inner / t2[l];
+    if (reserve_top && top[l] > 0) std::swap(g.start[l], g.remaining[l]);
+  }
+  return g;
+}
+
+// The top level takes what the GBUF and REGF tiles leave (the constraint's, if any).
+Blocking blocking_of(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
+                     const PerLoopDim<std::int64_t>& t2, const PerLoopDim<int>& ord_gbuf,
+                     const PerLoopDim<int>& ord_regf) {
+  Blocking b;
+  for (auto l : all_values<LoopDim>()) {
+    b.bl_ts[2][l] = t2[l];
+    b.bl_ts[1][l] = t1[l];
+    b.bl_ts[0][l] = n.loopcnt[l] / (t2[l] * t1[l]);
+  }
+  b.bl_ords = {ord_gbuf, ord_regf};
+  return b;
+}
+
+}  // namespace
+
 // Steps (5)-(6) on one partition: the nest with the chosen PE replication, REGF tensor,
 // GBUF tensor and top factors with the cost model's capacities and the constraint.
 std::optional<CanonicalScheme> fit_on_partition(
@@ -93,11 +132,13 @@ std::optional<CanonicalScheme> fit_on_partition(
     }
     inner[l] = top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l];
   }
-  const auto t2 = fill_tensor({{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
-                              [&](const PerLoopDim<std::int64_t>& t) {
-                                return regf_occupancy(n, t) <= cap.regf_words &&
-                                       gbuf_occupancy(n, t, cap.gbuf_share) <= cap.gbuf_words;
-                              });
+  // A REGF tile fits if the GBUF fill can start from it (GBUF tile = REGF tile): which
+  // categories GBUF must hold depends on the whole blocking, so check that one.
+  const auto t2 =
+      fill_tensor({{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
+                  [&](const PerLoopDim<std::int64_t>& t) {
+                    return fits(n, blocking_of(n, {{1, 1, 1}}, t, ord_gbuf, ord_regf), cap);
+                  });
   if (!t2) {
     ++stats.capacity_fail;
     return std::nullopt;
@@ -114,21 +155,14 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
                                         const PerLoopDim<int>& ord_regf, const DataTotals& totals,
                                         SolveStats& stats, bool reserve_top) {
   const auto top = o.top_constraint();
-  // Reserved: a constrained loop's top factor must equal the constraint (kapla-spec.md §3.2 f),
-  // so the GBUF tile takes all of what is below it first; the free loops grow around it.
-  PerLoopDim<std::int64_t> rem1{};
-  PerLoopDim<std::int64_t> start{{1, 1, 1}};
-  for (auto l : all_values<LoopDim>()) {
-    const auto inner = top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l];
-    if (inner % t2v[l] != 0) return std::nullopt;
-    rem1[l] = inner / t2v[l];
-    if (reserve_top && top[l] > 0) std::swap(start[l], rem1[l]);
-  }
-  const auto t1 = fill_tensor(start, rem1, ord_gbuf, n.data_loops, n.rw_data, totals,
+  const auto g = gbuf_fill(n, top, t2v, reserve_top);
+  if (!g) return std::nullopt;
+  // The cost model's own capacity check on the whole blocking: the GBUF tile's loops and
+  // orders decide which categories it reuses, and those that may bypass and are not reused
+  // take no GBUF space (nn_dataflow §7.4 step 6).
+  const auto t1 = fill_tensor(g->start, g->remaining, ord_gbuf, n.data_loops, n.rw_data, totals,
                               [&](const PerLoopDim<std::int64_t>& t) {
-                                PerLoopDim<std::int64_t> t12{};
-                                for (auto l : all_values<LoopDim>()) t12[l] = t[l] * t2v[l];
-                                return gbuf_occupancy(n, t12, cap.gbuf_share) <= cap.gbuf_words;
+                                return fits(n, blocking_of(n, t, t2v, ord_gbuf, ord_regf), cap);
                               });
   if (!t1) {
     ++stats.capacity_fail;
@@ -137,12 +171,7 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
   CanonicalScheme s;
   s.part = part;
   s.nest_index = nest_index;
-  for (auto l : all_values<LoopDim>()) {
-    s.blocking.bl_ts[2][l] = t2v[l];
-    s.blocking.bl_ts[1][l] = (*t1)[l];
-    s.blocking.bl_ts[0][l] = n.loopcnt[l] / (t2v[l] * (*t1)[l]);  // the constraint's, if any
-  }
-  s.blocking.bl_ords = {ord_gbuf, ord_regf};
+  s.blocking = blocking_of(n, *t1, t2v, ord_gbuf, ord_regf);
   return s;
 }
 

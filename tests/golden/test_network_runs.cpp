@@ -53,9 +53,14 @@ std::string run_id(const json& r) {
   return r.at("config").get<std::string>() + "/" + r.at("net").get<std::string>();
 }
 
-schedule::NetworkSearchResult search(const json& rec, int threads) {
+model::Network network_of(const json& rec) {
+  return test::zoo_network("nn_zoo.json", io::golden::parse_network_run(rec).net);
+}
+
+/// The schedules keep a reference to the network they schedule: the caller holds `net` for as
+/// long as it reads the result (a network local to this function dangled; ASan build).
+schedule::NetworkSearchResult search(const json& rec, const model::Network& net, int threads) {
   const auto in = io::golden::parse_network_run(rec);
-  const auto net = test::zoo_network("nn_zoo.json", in.net);
   search::ExhaustiveStrategy b;
   schedule::RunControls controls;
   controls.num_threads = threads;
@@ -66,7 +71,8 @@ class NetworkRun : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(NetworkRun, TotalsMatchReference) {
   const json& rec = runs()[GetParam()];
-  const auto res = search(rec, 1);
+  const auto net = network_of(rec);
+  const auto res = search(rec, net, 1);
   ASSERT_FALSE(res.tops.empty()) << run_id(rec) << ": no schedule found";
   const auto& best = res.tops.front();
   const double want_cost = io::golden::to_double(rec.at("result").at("total_cost"));
@@ -113,8 +119,9 @@ TEST(NetworkRunThreads, SameResultForOneAndTwoThreads) {
   int checked = 0;
   for (const auto& rec : runs()) {
     if (rec.at("config").get<std::string>().rfind("c_", 0) != 0) continue;
-    const auto r1 = search(rec, 1);
-    const auto r2 = search(rec, 2);
+    const auto net = network_of(rec);
+    const auto r1 = search(rec, net, 1);
+    const auto r2 = search(rec, net, 2);
     ASSERT_EQ(r1.tops.size(), r2.tops.size());
     ASSERT_FALSE(r1.tops.empty());
     EXPECT_EQ(r1.tops[0].total_cost(), r2.tops[0].total_cost()) << run_id(rec);

@@ -106,6 +106,20 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
     }
   }
   pick.improve(sol);
+  // nn_dataflow's analytical bypass schemes (one category resides in GBUF, the others stream
+  // past it), on every nest of the partition: the fills' refetch estimates assume everything
+  // is in GBUF and rarely land there. Empty where the options forbid bypass.
+  for (int ni = 0; ni < static_cast<int>(nests.size()); ++ni) {
+    const auto ncap = o.capacity(cur.part, ni);
+    BestOf seeds{o, opt, nests[static_cast<std::size_t>(ni)], ncap, sol.stats, std::nullopt, {}};
+    for (const auto& b : o.bypass_blockings(cur.part, ni)) {
+      bool meets = true;
+      for (auto l : all_values<LoopDim>())
+        if (top[l] > 0 && b.bl_ts[0][l] != top[l]) meets = false;
+      if (meets) seeds.consider({cur.part, ni, b});
+    }
+    seeds.improve(sol);
+  }
 }
 
 void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
+#include "cost/loop_blocking_search.hpp"
 
 namespace kapla::search::kapla {
 
@@ -92,6 +93,18 @@ Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_i
     }
   }
   return c;
+}
+
+std::vector<Blocking> CostOracle::bypass_blockings(const mapping::PartitionScheme& part,
+                                                   int nest_index) const {
+  const auto i = index_of(part);
+  if (!i) return {};
+  const auto& nlds = eval_.setup(*i).map.nlds;
+  if (nest_index < 0 || nest_index >= static_cast<int>(nlds.size())) return {};
+  const auto& nld = nlds[static_cast<std::size_t>(nest_index)];
+  if (!nld.has_conv_data_loops()) return {};
+  const auto& p = eval_.problem();
+  return cost::solve_loop_blocking(nld, p.resource, p.options);
 }
 
 std::optional<pricing::LayerSchedule> CostOracle::schedule(const CanonicalScheme& s) const {

@@ -46,6 +46,8 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   }
   std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override;
+  std::vector<Blocking> bypass_blockings(const mapping::PartitionScheme& part,
+                                         int nest_index) const override;
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;

@@ -45,6 +45,13 @@ class LayerOracle {
   virtual std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const = 0;
   /// Capacities (and buffer-sharing group sizes) for nest `nest_index` under `part`.
   virtual Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const = 0;
+  /// nn_dataflow's analytical bypass solver (§7.8) on nest `nest_index` under `part`: one
+  /// blocking per category that resides in GBUF while the others bypass it, where the options
+  /// allow it and the nest has conv loops; none otherwise. Seeds for K's blocking steps.
+  virtual std::vector<Blocking> bypass_blockings(const mapping::PartitionScheme& /*part*/,
+                                                 int /*nest_index*/) const {
+    return {};
+  }
   /// The one cost model's price; nullopt if the scheme is invalid (capacity, constraint,
   /// on-chip spilling).
   virtual std::optional<Score> evaluate(const CanonicalScheme& s) const = 0;

@@ -38,6 +38,10 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
     if (storage_ == Storage::AllInGbuf) c.always_in_gbuf = {{true, true, true}};
     return c;
   }
+  std::vector<Blocking> bypass_blockings(const mapping::PartitionScheme& part,
+                                         int nest_index) const override {
+    return inner_.bypass_blockings(part, nest_index);
+  }
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   /// The wrapped oracle's on-chip price (remembered), or its full price when it has none.
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;

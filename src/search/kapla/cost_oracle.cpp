@@ -79,8 +79,9 @@ Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_i
   c.gbuf_words = p.resource.size_gbuf;
   const auto& r = p.resource;
   for (auto dc : all_values<DataCategory>()) c.always_in_gbuf[dc] = !p.options.sw_gbuf_bypass[dc];
-  // On-chip data in the layer's own region is kept in GBUF whatever the blocking (§7.4 step 5);
-  // a weight-gradient layer writes its filters to DRAM, so only the ofmaps can be meant here.
+  // On-chip data in the layer's own region is kept in GBUF whatever the blocking (§7.4 step 5):
+  // the ifmaps, and of the read-write data only the ofmaps (a weight-gradient layer must write
+  // its filters to DRAM, or the model rejects the scheme).
   if (r.src_data_region.type != mapping::RegionType::Dram && r.src_data_region == r.proc_region)
     c.always_in_gbuf[DataCategory::Ifm] = true;
   if (r.dst_data_region.type != mapping::RegionType::Dram && r.dst_data_region == r.proc_region)

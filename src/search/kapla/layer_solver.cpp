@@ -210,6 +210,15 @@ struct GreedyPass {
   std::vector<Score> best_score = std::vector<Score>(kPairs);
 };
 
+// Adds the search counters of one run to another's (the flags are each caller's to merge).
+void add_counts(SolveStats& to, const SolveStats& from) {
+  to.order_pairs += from.order_pairs;
+  to.capacity_fail += from.capacity_fail;
+  to.constraint_fail += from.constraint_fail;
+  to.invalid += from.invalid;
+  to.evaluated += from.evaluated;
+}
+
 GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors top_factors,
                        LayerSolution& out) {
   const auto orders = loop_orders();
@@ -234,11 +243,7 @@ GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors
     }
   }
   for (std::size_t k = 0; k < static_cast<std::size_t>(GreedyPass::kPairs); ++k) {
-    out.stats.order_pairs += st[k].order_pairs;
-    out.stats.capacity_fail += st[k].capacity_fail;
-    out.stats.constraint_fail += st[k].constraint_fail;
-    out.stats.invalid += st[k].invalid;
-    out.stats.evaluated += st[k].evaluated;
+    add_counts(out.stats, st[k]);
     if (g.best[k] && (!out.scheme || better(g.best_score[k], out.score, opt.goal))) {
       out.scheme = g.best[k];
       out.score = g.best_score[k];
@@ -246,10 +251,6 @@ GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors
   }
   return g;
 }
-
-}  // namespace
-
-namespace {
 
 // The greedy and its refinement on one oracle (without the exhaustive fallback).
 LayerSolution solve_greedy(const MemoOracle& o, const SolverOptions& opt) {
@@ -287,11 +288,7 @@ LayerSolution solve_layer(const LayerOracle& oracle, const SolverOptions& opt) {
     // §4): K runs both and keeps the better (the model-rule one on ties).
     const MemoOracle all_in_gbuf(o, MemoOracle::Storage::AllInGbuf);
     const auto alt = solve_greedy(all_in_gbuf, opt);
-    out.stats.order_pairs += alt.stats.order_pairs;
-    out.stats.capacity_fail += alt.stats.capacity_fail;
-    out.stats.constraint_fail += alt.stats.constraint_fail;
-    out.stats.invalid += alt.stats.invalid;
-    out.stats.evaluated += alt.stats.evaluated;
+    add_counts(out.stats, alt.stats);
     out.stats.reserved_retry = out.stats.reserved_retry || alt.stats.reserved_retry;
     if (alt.scheme && (!out.scheme || better(alt.score, out.score, opt.goal))) {
       out.scheme = alt.scheme;

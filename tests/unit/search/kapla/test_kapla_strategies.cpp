@@ -116,6 +116,12 @@ TEST(KaplaStrategies, DirectiveValidityAgreesWithTheCostModel) {
   EXPECT_GT(bypassed, checked / 10);  // and valid schemes that bypass GBUF
 }
 
+// B on p in its own default space (without the row-stationary fold variants K and S search).
+std::vector<pricing::LayerSchedule> search_b(pricing::LayerProblem p) {
+  p.options.rs_fold_variants = false;
+  return ExhaustiveStrategy().search(p, {});
+}
+
 // ResNet-50's conv5 1x1 reduction (2048 -> 512 channels, 7x7) at batch 1 on 4x4 nodes with
 // nn_dataflow's default options (`kapla schedule --hardware cloud4x4 --batch 1`): its 1M filter
 // words have no GBUF reuse at batch 1, so the cost model streams them past GBUF. K and S once sized
@@ -136,9 +142,7 @@ TEST(KaplaStrategies, FiltersWithoutGbufReuseBypassIt) {
   ASSERT_EQ(s.size(), 1u);
   EXPECT_DOUBLE_EQ(k[0].cost, 0.00028352021774357691);
   EXPECT_EQ(k[0].cost, s[0].cost);
-  auto pb = p;
-  pb.options.rs_fold_variants = false;  // B's default
-  const auto b = ExhaustiveStrategy().search(pb, {});
+  const auto b = search_b(p);
   ASSERT_EQ(b.size(), 1u);
   EXPECT_DOUBLE_EQ(b[0].cost, 0.00044942281916437684);
   const kapla::CostOracle o(p);
@@ -160,9 +164,7 @@ TEST(KaplaStrategies, BypassSeedsReachTheSchemesBFindsByBypassing) {
   const auto p = problem(layer, 64, hw, opts);
   const auto k = KaplaSolver().search(p, {});
   ASSERT_EQ(k.size(), 1u);
-  auto pb = p;
-  pb.options.rs_fold_variants = false;  // B's default
-  const auto b = ExhaustiveStrategy().search(pb, {});
+  const auto b = search_b(p);
   ASSERT_EQ(b.size(), 1u);
   EXPECT_DOUBLE_EQ(b[0].cost, 0.7507307108960537);
   EXPECT_LE(k[0].cost, b[0].cost);

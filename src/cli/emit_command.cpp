@@ -51,7 +51,7 @@ void check_reported(const json& reported, const cost::LoopBlockingEval& ev,
 }
 
 void emit_from_file(const std::string& file, const std::string& dir,
-                    const std::vector<std::string>& only) {
+                    const std::vector<std::string>& only, emit::Target target) {
   const json doc = io::read_json_file(file);
   if (!doc.is_object() || !doc.contains("scheme_records") || !doc.contains("schedules")) {
     throw InputError(file +
@@ -88,7 +88,7 @@ void emit_from_file(const std::string& file, const std::string& dir,
     }
     layers.push_back({name, r.problem, r.part, r.nld_index, *ev});
   }
-  write_emitted_layers(dir, only, layers, std::cerr);
+  write_emitted_layers(dir, only, layers, target, std::cerr);
 }
 
 }  // namespace
@@ -98,6 +98,7 @@ void register_emit(CLI::App& app, Context& /*ctx*/) {
     std::string schedule;
     std::string out;
     std::vector<std::string> layers;
+    std::string target = "loops";
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand(
@@ -108,7 +109,15 @@ void register_emit(CLI::App& app, Context& /*ctx*/) {
       ->required();
   sub->add_option("-o,--out", args->out, "Directory for the programs")->required();
   sub->add_option("--layer", args->layers, "Only this layer (repeatable)");
-  sub->callback([args] { emit_from_file(args->schedule, args->out, args->layers); });
+  sub->add_option("--target", args->target,
+                  "loops: the loop nest with the array bus counted by formula; hls: the unit "
+                  "pass as the row-stationary PE array with HLS pragmas, counting it")
+      ->capture_default_str();
+  sub->callback([args] {
+    // Checked before the file is read: a bad target is the request's error, not the file's.
+    const emit::Target target = parse_emit_target(args->target, "--target");
+    emit_from_file(args->schedule, args->out, args->layers, target);
+  });
 }
 
 }  // namespace kapla::cli

@@ -33,15 +33,22 @@ void prepare_emit_dir(const std::string& dir, const std::vector<std::string>& on
   if (ec) throw InputError(flags.dir + ": cannot create directory " + dir + ": " + ec.message());
 }
 
+emit::Target parse_emit_target(const std::string& name, const std::string& flag) {
+  if (name == "loops") return emit::Target::Loops;
+  if (name == "hls") return emit::Target::Hls;
+  throw InputError(flag + ": must be loops or hls, got '" + name + "'");
+}
+
 void write_emitted_layers(const std::string& dir, const std::vector<std::string>& only,
-                          const std::vector<emit::LayerScheme>& layers, std::ostream& notes) {
+                          const std::vector<emit::LayerScheme>& layers, emit::Target target,
+                          std::ostream& notes) {
   int written = 0;
   std::set<std::string> stems;
   for (const auto& l : layers) {
     const bool named = std::find(only.begin(), only.end(), l.name) != only.end();
     if (!only.empty() && !named) continue;
     try {
-      const std::string source = emit::emit_layer_program(l);  // may refuse the layer
+      const std::string source = emit::emit_layer_program(l, target);  // may refuse it
       // Two names may map to one stem ("a/b", "a_b"): the later one gets a suffix, not the
       // earlier one's file.
       std::string stem = file_stem(l.name);

@@ -22,10 +22,16 @@ struct EmitFlags {
 void prepare_emit_dir(const std::string& dir, const std::vector<std::string>& only,
                       const std::vector<std::string>& layer_names, const EmitFlags& flags = {});
 
+/// The emit target named on the command line ("loops" or "hls"); InputError naming `flag`
+/// otherwise.
+emit::Target parse_emit_target(const std::string& name, const std::string& flag);
+
 /// Writes DIR/<layer>.cpp (prepared by prepare_emit_dir) for each layer scheme of `layers`
-/// named in `only` (every layer when `only` is empty). A layer named in `only` that cannot be
-/// emitted is an InputError; other such layers are skipped with one note each on `notes`.
+/// named in `only` (every layer when `only` is empty), for `target`. A layer named in `only`
+/// that cannot be emitted is an InputError; other such layers are skipped with one note each on
+/// `notes`.
 void write_emitted_layers(const std::string& dir, const std::vector<std::string>& only,
-                          const std::vector<emit::LayerScheme>& layers, std::ostream& notes);
+                          const std::vector<emit::LayerScheme>& layers, emit::Target target,
+                          std::ostream& notes);
 
 }  // namespace kapla::cli

@@ -70,6 +70,7 @@ struct ScheduleArgs {
   bool show_directives = false;
   std::string emit_dir;                  // --emit: write each layer's loop-nest program here
   std::vector<std::string> emit_layers;  // --emit-layer: only these (default: every layer)
+  std::string emit_target = "loops";     // --emit-target: loops or hls
   ProgressFlags progress;
   std::string array_mapping;  // empty: the hardware's
   // The reference CLI's hardware flags (used without --hardware).
@@ -395,6 +396,7 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
   if (!a.emit_dir.empty()) {
     std::vector<std::string> names;
     for (std::size_t l = 0; l < net.size(); ++l) names.push_back(net.layer_name(l));
+    parse_emit_target(a.emit_target, "--emit-target");
     prepare_emit_dir(a.emit_dir, a.emit_layers, names);
   }
 
@@ -478,7 +480,8 @@ void run_schedule(const ScheduleArgs& a, Context& ctx) {
       const auto* s = best.get(l);
       layers.push_back({net.layer_name(l), layer_problem(l), s->part, s->nld_index, *s->detail});
     }
-    write_emitted_layers(a.emit_dir, a.emit_layers, layers, std::cerr);
+    write_emitted_layers(a.emit_dir, a.emit_layers, layers,
+                         parse_emit_target(a.emit_target, "--emit-target"), std::cerr);
   }
 
   if (!a.json_out.empty()) {
@@ -606,6 +609,10 @@ void register_schedule(CLI::App& app, Context& ctx) {
                   "Write each layer's schedule as a C++ loop-nest program into DIR "
                   "(docs/emit.md)");
   sub->add_option("--emit-layer", a->emit_layers, "With --emit: only this layer (repeatable)");
+  sub->add_option("--emit-target", a->emit_target,
+                  "With --emit: loops (the loop nest) or hls (the unit pass as the "
+                  "row-stationary PE array with HLS pragmas)")
+      ->capture_default_str();
   sub->add_flag("--show-directives", a->show_directives,
                 "Print each layer's chosen scheme as KAPLA directives (tensor/stack/update)");
   sub->add_option("--array-mapping", a->array_mapping,

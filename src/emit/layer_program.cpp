@@ -162,7 +162,7 @@ std::string allo_primitives(const LayerScheme& s, const cost::LoopBlockingEval& 
 
 }  // namespace
 
-std::string emit_layer_program(const LayerScheme& s) {
+std::string emit_layer_program(const LayerScheme& s, Target target) {
   // The per-node layer and its mapping, as the pricing pipeline derives them (the node region
   // and its buffer sharing are not needed: the evaluation carries what they decided).
   const auto pl = mapping::part_layer(s.problem.layer, s.problem.batch, s.part);
@@ -218,9 +218,13 @@ std::string emit_layer_program(const LayerScheme& s) {
        "groups per unit pass.\nconstexpr i64 FOLD_H = "
     << geo.fold.h << ", FOLD_W = " << geo.fold.w << ";\n";
   const auto& repl = map.nld_replicas[static_cast<std::size_t>(s.nld_index)];
-  o << "// The physical PE set: PES PEs of the folded logical set, replicated REPL_I x REPL_O "
-       "times (input x output channels) per unit pass.\nconstexpr i64 PES = "
-    << geo.dim_flpeset.size() << ", REPL_I = " << repl[DataCategory::Ifm]
+  // Conv replicas are (input, output) channel pairs; a channel-wise kind's replicas are its
+  // channels (one input replica).
+  o << "// The physical PE set: the folded logical set of FLPE_H x FLPE_W = PES PEs, replicated "
+       "REPL_I x REPL_O times (input x output channels) per unit pass.\nconstexpr i64 FLPE_H = "
+    << geo.dim_flpeset.h << ", FLPE_W = " << geo.dim_flpeset.w
+    << ", PES = FLPE_H * FLPE_W, REPL_I = "
+    << (kernel == Kernel::Conv ? repl[DataCategory::Ifm] : 1)
     << ", REPL_O = " << repl[DataCategory::Ofm] << ";\n";
   o << "// Channel pieces per unit (the NLD's IFM and OFM loop counts).\nconstexpr i64 CU = "
     << nld.loopcnt[LoopDim::Ifm] << ", MU = " << nld.loopcnt[LoopDim::Ofm] << ";\n";
@@ -245,12 +249,25 @@ std::string emit_layer_program(const LayerScheme& s) {
   o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";
   o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";
   o << detail::kProgramCommon;
-  if (kernel == Kernel::Conv)
-    o << detail::kConvKernels;
-  else
-    o << (kernel == Kernel::Depthwise ? detail::kDepthwiseKernels : detail::kLocalRegionKernels)
-      << detail::kChannelwisePass;
-  o << detail::kProgramBody;
+  // The kind's data, then either the unit pass as a plain loop with the bus words by formula
+  // (loop-nest target) or the PE array that counts them (HLS target).
+  const bool hls = target == Target::Hls;
+  switch (kernel) {
+    case Kernel::Conv:
+      o << detail::kConvKernels;
+      if (!hls) o << detail::kConvBusFormula << detail::kConvUnitPass;
+      break;
+    case Kernel::Depthwise:
+      o << detail::kDepthwiseKernels << detail::kChannelwiseNaive;
+      if (!hls) o << detail::kDepthwiseBusFormula << detail::kChannelwisePass;
+      break;
+    case Kernel::LocalRegion:
+      o << detail::kLocalRegionKernels << detail::kChannelwiseNaive;
+      if (!hls) o << detail::kLocalRegionBusFormula << detail::kChannelwisePass;
+      break;
+  }
+  o << detail::kBuffers << (hls ? detail::kPeArray : detail::kBusByFormula)
+    << detail::kVisitAndMain;
 
   // The loop nest, in the scheme's order.
   std::string indent = "  ";
@@ -265,13 +282,19 @@ std::string emit_layer_program(const LayerScheme& s) {
     }
   }
   o << indent << "visit(x0, x1);\n";
-  o << indent << "if (compute)\n";
+  // The level-2 loops: the loop-nest target runs them only to compute; the HLS target's PE
+  // array also counts the bus words of the tiles just refilled, so it runs them always.
+  if (!hls) o << indent << "if (compute)\n";
   for (int li = 0; li < 3; ++li)
     o << indent << "  for (x2[" << li << "] = 0; x2[" << li << "] < T[2][" << li << "]; ++x2[" << li
       << "])\n";
-  o << indent << "    unit_pass((x0[0] * T[1][0] + x1[0]) * T[2][0] + x2[0],\n"
-    << indent << "              (x0[1] * T[1][1] + x1[1]) * T[2][1] + x2[1],\n"
-    << indent << "              (x0[2] * T[1][2] + x1[2]) * T[2][2] + x2[2]);\n";
+  const std::string pass = hls ? "pe_array(x2, " : "unit_pass(";
+  const std::string cont(pass.size(), ' ');
+  o << indent << "    " << pass << "(x0[0] * T[1][0] + x1[0]) * T[2][0] + x2[0],\n"
+    << indent << "    " << cont << "(x0[1] * T[1][1] + x1[1]) * T[2][1] + x2[1],\n"
+    << indent << "    " << cont << "(x0[2] * T[1][2] + x1[2]) * T[2][2] + x2[2]"
+    << (hls ? ", compute" : "") << ");\n";
+  if (hls) o << indent << "commit_bus();\n";
   for (int i = 0; i < depth; ++i) {
     indent.resize(indent.size() - 2);
     o << indent << "}\n";

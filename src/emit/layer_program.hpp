@@ -9,9 +9,10 @@
 //  - the loop nest over the nested-loop description's units (IFM channel pieces, OFM channel
 //    pieces, (sample, ofmap-row fold) pairs) with the scheme's blocking factors and orders;
 //    a category's buffer at a level is refilled whenever the tile it must hold changes;
-//  - DRAM and GBUF counts per category; the PE array inside a unit pass (REGF, array bus) is
-//    not emitted yet: a unit pass reads its GBUF data once per folded filter-row group (FOLD_H),
-//    as the model's unit pass does.
+//  - DRAM and GBUF counts per category (a unit pass reads its GBUF data once per folded
+//    filter-row group, FOLD_H, as the model's unit pass does); the array bus (ITCN) and REGF by
+//    the row-stationary formula (Target::Loops) or counted by the PEs of the row-stationary
+//    array written out with HLS pragmas (Target::Hls).
 // Supported on the row-stationary mapping (every partition, with or without buffer sharing and
 // bypass): Conv, FC, depthwise, Pooling, Eltwise and window-only local regions, and their
 // input-gradient (BackAct) kinds, which run as the forward layer the fork prices them as.
@@ -36,8 +37,14 @@ struct LayerScheme {
   cost::LoopBlockingEval eval;
 };
 
+/// What the unit pass is written as. Loops: a plain loop over its channels and rows, the array
+/// bus and register-file counts by the row-stationary formula. Hls: the row-stationary PE array
+/// (unrolled PE loops, per-PE register files, `#pragma HLS` UNROLL / ARRAY_PARTITION /
+/// PIPELINE), whose PEs count the bus words and register-file accesses themselves.
+enum class Target { Loops, Hls };
+
 /// The program's source text (one translation unit; `c++ -O2 FILE` builds it). Throws
 /// InputError when the scheme is invalid or of a kind this emitter does not handle yet.
-std::string emit_layer_program(const LayerScheme& scheme);
+std::string emit_layer_program(const LayerScheme& scheme, Target target = Target::Loops);
 
 }  // namespace kapla::emit

@@ -62,6 +62,10 @@ constexpr i64 REGF_PER_MAC[3] = {1, 1, 2};  // a PE reads a weight and an input,
 constexpr i64 IFM_INPUTS = 1;  // ifmap words per word the model counts
 constexpr i64 CIN = C;          // ifmap channels
 constexpr i64 FILTER_WORDS = M * C * RH * RW;
+constexpr bool CONV_KERNEL = true, HAS_FILTER = true;  // the PE array's kind (HLS target)
+
+constexpr i64 ifmap_index(i64 n, i64 c, i64 row, i64 col) { return ((n * CIN + c) * HI + row) * WI + col; }
+constexpr i64 filter_index(i64 m, i64 c, i64 fr, i64 fq) { return ((m * C + c) * RH + fr) * RW + fq; }
 
 // Words of category d in the units [lo[l], hi[l]) of each related loop l.
 i64 tile_words(int d, const i64* lo, const i64* hi) {
@@ -71,6 +75,24 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
   return s.m * s.bout;
 }
 
+void naive_layer() {
+  for (i64 n = 0; n < N; ++n)
+    for (i64 m = 0; m < M; ++m)
+      for (i64 r = 0; r < EH; ++r)
+        for (i64 q = 0; q < EW; ++q) {
+          i64 acc = 0;
+          for (i64 c = 0; c < C; ++c)
+            for (i64 fr = 0; fr < RH; ++fr)
+              for (i64 fq = 0; fq < RW; ++fq)
+                acc += static_cast<i64>(ifmap[ifmap_index(n, c, r * UH + fr, q * UW + fq)]) *
+                       filter[filter_index(m, c, fr, fq)];
+          naive[((n * M + m) * EH + r) * EW + q] = acc;
+        }
+}
+)";
+
+// Conv's array-bus words by the row-stationary formula (loop-nest target).
+inline constexpr const char* kConvBusFormula = R"(
 // Words of category d that cross the array bus when the units [lo, hi) are fetched into REGF:
 // per unit pass and folded filter-row group, every PE of the folded set gets a filter row, an
 // ifmap row and its partial-sum row, for every replica of the PE set (REPL_I input channels x
@@ -82,7 +104,10 @@ i64 itcn_words(int d, const i64* lo, const i64* hi) {
   if (d == IFM) return s.c * REPL_O * s.units * WI * PES * FOLD_H;
   return s.m * REPL_I * s.units * EW * PES * FOLD_H;
 }
+)";
 
+// Conv's unit pass as a plain loop over its channels and rows (loop-nest target).
+inline constexpr const char* kConvUnitPass = R"(
 // One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb.
 void unit_pass(i64 ci, i64 co, i64 cb) {
   const i64 n = cb / FOLD_W, f = cb % FOLD_W;
@@ -96,28 +121,12 @@ void unit_pass(i64 ci, i64 co, i64 cb) {
           i64 acc = 0;
           for (i64 fr = 0; fr < RH; ++fr)
             for (i64 fq = 0; fq < RW; ++fq)
-              acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
-                     filter[((m * C + c) * RH + fr) * RW + fq];
+              acc += static_cast<i64>(ifmap[ifmap_index(n, c, r * UH + fr, q * UW + fq)]) *
+                     filter[filter_index(m, c, fr, fq)];
           ofmap[((n * M + m) * EH + r) * EW + q] += acc;
         }
   macs += (m1 - m0) * (c1 - c0) * (r1 - r0) * EW * RH * RW;
 }
-
-void naive_layer() {
-  for (i64 n = 0; n < N; ++n)
-    for (i64 m = 0; m < M; ++m)
-      for (i64 r = 0; r < EH; ++r)
-        for (i64 q = 0; q < EW; ++q) {
-          i64 acc = 0;
-          for (i64 c = 0; c < C; ++c)
-            for (i64 fr = 0; fr < RH; ++fr)
-              for (i64 fq = 0; fq < RW; ++fq)
-                acc += static_cast<i64>(ifmap[((n * C + c) * HI + r * UH + fr) * WI + q * UW + fq]) *
-                       filter[((m * C + c) * RH + fr) * RW + fq];
-          naive[((n * M + m) * EH + r) * EW + q] = acc;
-        }
-}
-
 )";
 
 // Depthwise kernels: one filter per channel; loops 0 = one input piece (the NLD's IFM loop count
@@ -130,6 +139,10 @@ constexpr i64 REGF_PER_MAC[3] = {1, 1, 2};  // a PE reads a weight and an input,
 constexpr i64 IFM_INPUTS = 1;
 constexpr i64 CIN = M;  // input channel m feeds output channel m only
 constexpr i64 FILTER_WORDS = M * RH * RW;
+constexpr bool CONV_KERNEL = false, HAS_FILTER = true;
+
+constexpr i64 ifmap_index(i64 n, i64 c, i64 row, i64 col) { return ((n * CIN + c) * HI + row) * WI + col; }
+constexpr i64 filter_index(i64 m, i64, i64 fr, i64 fq) { return (m * RH + fr) * RW + fq; }
 
 i64 tile_words(int d, const i64* lo, const i64* hi) {
   const Span s = span_of(lo, hi);
@@ -138,43 +151,24 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
   return s.m * s.bout;
 }
 
-// Array-bus words, as Conv's with one channel per replica (the replicas are channels).
-i64 itcn_words(int d, const i64* lo, const i64* hi) {
-  const Span s = span_of(lo, hi);
-  if (d == FIL) return s.m * RW * PES * FOLD_H;
-  return s.m * s.units * (d == IFM ? WI : EW) * PES * FOLD_H;
-}
-
 constexpr i64 MACS_PER_OUTPUT = RH * RW;
 i64 output_at(i64 n, i64 m, i64 r, i64 q) {
   i64 acc = 0;
   for (i64 fr = 0; fr < RH; ++fr)
     for (i64 fq = 0; fq < RW; ++fq)
-      acc += static_cast<i64>(ifmap[((n * M + m) * HI + r * UH + fr) * WI + q * UW + fq]) *
-             filter[(m * RH + fr) * RW + fq];
+      acc += static_cast<i64>(ifmap[ifmap_index(n, m, r * UH + fr, q * UW + fq)]) *
+             filter[filter_index(m, m, fr, fq)];
   return acc;
 }
 )";
 
-// The unit pass and the naive layer of the channel-wise kinds (depthwise, local regions): each
-// output channel m reads only its own inputs (output_at, MACS_PER_OUTPUT of the kind).
-inline constexpr const char* kChannelwisePass = R"(
-void unit_pass(i64 ci, i64 co, i64 cb) {
-  (void)ci;
-  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
-  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
-  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
-  for (i64 m = m0; m < m1; ++m)
-    for (i64 r = r0; r < r1; ++r)
-      for (i64 q = 0; q < EW; ++q) ofmap[((n * M + m) * EH + r) * EW + q] += output_at(n, m, r, q);
-  macs += (m1 - m0) * (r1 - r0) * EW * MACS_PER_OUTPUT;
-}
-
-void naive_layer() {
-  for (i64 n = 0; n < N; ++n)
-    for (i64 m = 0; m < M; ++m)
-      for (i64 r = 0; r < EH; ++r)
-        for (i64 q = 0; q < EW; ++q) naive[((n * M + m) * EH + r) * EW + q] = output_at(n, m, r, q);
+// Depthwise array-bus words by formula (loop-nest target).
+inline constexpr const char* kDepthwiseBusFormula = R"(
+// Array-bus words, as Conv's with one channel per replica (the replicas are channels).
+i64 itcn_words(int d, const i64* lo, const i64* hi) {
+  const Span s = span_of(lo, hi);
+  if (d == FIL) return s.m * RW * PES * FOLD_H;
+  return s.m * s.units * (d == IFM ? WI : EW) * PES * FOLD_H;
 }
 )";
 
@@ -191,6 +185,10 @@ constexpr i64 REGF_PER_MAC[3] = {0, 1, 2};  // a PE reads an input and updates a
 constexpr i64 IFM_INPUTS = ELTWISE ? NREG : 1;
 constexpr i64 CIN = M * IFM_INPUTS;
 constexpr i64 FILTER_WORDS = 0;
+constexpr bool CONV_KERNEL = false, HAS_FILTER = false;
+
+constexpr i64 ifmap_index(i64 n, i64 c, i64 row, i64 col) { return ((n * CIN + c) * HI + row) * WI + col; }
+constexpr i64 filter_index(i64, i64, i64, i64) { return 0; }
 
 i64 tile_words(int d, const i64* lo, const i64* hi) {
   const Span s = span_of(lo, hi);
@@ -199,35 +197,63 @@ i64 tile_words(int d, const i64* lo, const i64* hi) {
   return s.m * s.bout;
 }
 
-// Array-bus words: per unit pass an ifmap row to every PE of the folded set once (the model's
-// local-region unit pass; one of an element-wise layer's inputs, as the model counts), and a
-// partial-sum row per PE and folded row group.
-i64 itcn_words(int d, const i64* lo, const i64* hi) {
-  const Span s = span_of(lo, hi);
-  if (d == FIL) return 0;
-  if (d == IFM) return s.m * s.units * WI * PES;
-  return s.m * s.units * EW * PES * FOLD_H;
-}
-
 constexpr i64 MACS_PER_OUTPUT = RH * RW * IFM_INPUTS;
 i64 output_at(i64 n, i64 m, i64 r, i64 q) {
   i64 acc = 0;
   for (i64 j = 0; j < IFM_INPUTS; ++j)
     for (i64 fr = 0; fr < RH; ++fr)
-      for (i64 fq = 0; fq < RW; ++fq)
-        acc += ifmap[((n * CIN + j * M + m) * HI + r * UH + fr) * WI + q * UW + fq];
+      for (i64 fq = 0; fq < RW; ++fq) acc += ifmap[ifmap_index(n, j * M + m, r * UH + fr, q * UW + fq)];
   return acc;
 }
 )";
 
-// After the kernels: the buffers, the counters and main, before the loop nest.
-inline constexpr const char* kProgramBody = R"(
+// Local-region array-bus words by formula (loop-nest target).
+inline constexpr const char* kLocalRegionBusFormula = R"(
+// Array-bus words: per unit pass an ifmap row to every PE of the folded set once (the model's
+// local-region unit pass; all IFM_INPUTS inputs of an element-wise layer, divided back like its
+// other ifmap words), and a partial-sum row per PE and folded row group.
+i64 itcn_words(int d, const i64* lo, const i64* hi) {
+  const Span s = span_of(lo, hi);
+  if (d == FIL) return 0;
+  if (d == IFM) return s.m * s.units * WI * PES * IFM_INPUTS;
+  return s.m * s.units * EW * PES * FOLD_H;
+}
+)";
+
+// The naive layer of the channel-wise kinds (depthwise, local regions): each output channel m
+// reads only its own inputs (output_at, MACS_PER_OUTPUT of the kind).
+inline constexpr const char* kChannelwiseNaive = R"(
+void naive_layer() {
+  for (i64 n = 0; n < N; ++n)
+    for (i64 m = 0; m < M; ++m)
+      for (i64 r = 0; r < EH; ++r)
+        for (i64 q = 0; q < EW; ++q) naive[((n * M + m) * EH + r) * EW + q] = output_at(n, m, r, q);
+}
+)";
+
+// The channel-wise kinds' unit pass as a plain loop (loop-nest target).
+inline constexpr const char* kChannelwisePass = R"(
+void unit_pass(i64 ci, i64 co, i64 cb) {
+  (void)ci;
+  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
+  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
+  for (i64 m = m0; m < m1; ++m)
+    for (i64 r = r0; r < r1; ++r)
+      for (i64 q = 0; q < EW; ++q) ofmap[((n * M + m) * EH + r) * EW + q] += output_at(n, m, r, q);
+  macs += (m1 - m0) * (r1 - r0) * EW * MACS_PER_OUTPUT;
+}
+)";
+
+// After the kernels: the buffers and their counters.
+inline constexpr const char* kBuffers = R"(
 // One category's buffer at one level: refilled whenever the tile it must hold changes. The
 // read-modify-write category (OFM) reads a tile back only if it was filled before, and writes
 // every tile it drains.
 struct Buffer {
   int d = 0;
   bool rw = false;
+  bool reading = false;  // the current tile was read in (not a first fill of OFM)
   i64 key = -1;
   i64 words = 0;
   i64 max_words = 0;
@@ -237,19 +263,24 @@ struct Buffer {
   i64 bus_words = 0;
   double bus = 0;
   std::vector<char> seen;
-  void touch(i64 new_key, i64 tile, i64 new_words, i64 new_bus_words) {
-    if (new_key == key) return;
+  // Whether the tile changed (and was refilled).
+  bool touch(i64 new_key, i64 tile, i64 new_words) {
+    if (new_key == key) return false;
     drain();
-    if (!rw || seen[static_cast<std::size_t>(tile)]) {
-      reads += static_cast<double>(new_words);
-      bus += static_cast<double>(new_bus_words);
-    }
+    reading = !rw || seen[static_cast<std::size_t>(tile)];
+    if (reading) reads += static_cast<double>(new_words);
     if (rw) seen[static_cast<std::size_t>(tile)] = 1;
     key = new_key;
     words = new_words;
-    bus_words = new_bus_words;
+    bus_words = 0;
     ++fills;
     if (new_words > max_words) max_words = new_words;
+    return true;
+  }
+  // The array-bus words of the current tile: moved in now if it was read, out when drained.
+  void add_bus(i64 new_bus_words) {
+    if (reading) bus += static_cast<double>(new_bus_words);
+    bus_words = new_bus_words;
   }
   void drain() {
     if (key >= 0 && rw) {
@@ -260,7 +291,144 @@ struct Buffer {
 };
 
 Buffer buffers[2][3];  // [level: 0 = DRAM -> GBUF, 1 = GBUF -> REGF][category]
+)";
 
+// Loop-nest target: the array bus and the register files by the row-stationary formula.
+inline constexpr const char* kBusByFormula = R"(
+// A level-1 fill moves its tile's words over the array bus into the PE set (itcn_words).
+void on_regf_fill(int d, const i64* lo, const i64* hi) { buffers[1][d].add_bus(itcn_words(d, lo, hi)); }
+
+// REGF: the accesses every MAC makes in its PE.
+double regf_counted(int d) { return static_cast<double>(macs * REGF_PER_MAC[d]); }
+)";
+
+// HLS target: the unit pass as the row-stationary PE array, which counts the array-bus words
+// and the register-file accesses itself.
+inline constexpr const char* kPeArray = R"(
+// The row-stationary PE array. A unit pass runs FOLD_H folded filter-row groups one after the
+// other; in each, REPL_O x REPL_I replicas of the folded PE set (FLPE_H filter rows x FLPE_W
+// ofmap rows) work at once (the unrolled loops). PE (ph, pw) keeps a filter row in its register
+// file, streams an ifmap row through a window of RW registers and sends one partial sum per
+// ofmap column, which the PEs of its column and the input replicas add up. The PEs count the
+// array-bus words as they receive them (filter and ifmap rows) or send them (partial sums), and
+// their register-file accesses as they make them. As the model counts (docs/emit.md): a PE past
+// its group's filter rows or its fold's ofmap rows still receives and sends its rows and
+// computes nothing; a Conv ifmap row goes to every output replica and a partial sum passes every
+// input replica, whether or not that replica has a channel in this unit; a local region's ifmap
+// row is counted once per unit pass.
+constexpr i64 REGF_FIL = HAS_FILTER ? 1 : 0;
+i64 bus_count[3] = {0, 0, 0};   // array-bus words of the units counted in this level-1 iteration
+i64 regf_count[3] = {0, 0, 0};  // register-file accesses of the PEs' MACs
+bool fresh[3] = {false, false, false};  // refilled into REGF in this level-1 iteration
+
+void on_regf_fill(int d, const i64*, const i64*) { fresh[d] = true; }
+
+// After a level-1 iteration: the bus words of the tiles it refilled.
+void commit_bus() {
+  for (int d = 0; d < 3; ++d) {
+    if (fresh[d]) buffers[1][d].add_bus(bus_count[d]);
+    fresh[d] = false;
+    bus_count[d] = 0;
+  }
+}
+
+double regf_counted(int d) { return static_cast<double>(regf_count[d]); }
+
+// One PE for one filter-row group: filter row fr of (output m, input c), ifmap row(s) of channel
+// c (and an element-wise layer's other inputs), partial sums of ofmap row r added to psum_row.
+void pe(bool active, bool fil_in, bool ifm_in, bool ofm_out, const bool* count, i64 n, i64 c,
+        i64 m, i64 fr, i64 r, i64* psum_row) {
+  int w_rf[RW];              // register file: the filter row
+  int i_rf[IFM_INPUTS][RW];  // register file: the window of the streaming ifmap row(s)
+#pragma HLS ARRAY_PARTITION variable=w_rf complete
+#pragma HLS ARRAY_PARTITION variable=i_rf complete dim=0
+  for (i64 k = 0; k < RW; ++k) {
+#pragma HLS UNROLL
+    w_rf[k] = HAS_FILTER && active ? filter[filter_index(m, c, fr, k)] : 0;
+    if (fil_in && count[FIL]) ++bus_count[FIL];
+    for (i64 j = 0; j < IFM_INPUTS; ++j) i_rf[j][k] = 0;
+  }
+  for (i64 x = 0; x < WI; ++x) {  // the ifmap row streams in, one word per cycle
+#pragma HLS PIPELINE II=1
+    for (i64 j = 0; j < IFM_INPUTS; ++j) {
+#pragma HLS UNROLL
+      for (i64 k = 0; k + 1 < RW; ++k) i_rf[j][k] = i_rf[j][k + 1];
+      i_rf[j][RW - 1] = active ? ifmap[ifmap_index(n, c + j * M, r * UH + fr, x)] : 0;
+      if (ifm_in && count[IFM]) ++bus_count[IFM];
+    }
+    const i64 start = x - (RW - 1);  // the window now holds ifmap columns start .. x
+    if (start < 0 || start % UW != 0) continue;
+    i64 sum = 0;
+    if (active) {
+      for (i64 j = 0; j < IFM_INPUTS; ++j) {
+#pragma HLS UNROLL
+        for (i64 k = 0; k < RW; ++k) {
+#pragma HLS UNROLL
+          sum += HAS_FILTER ? static_cast<i64>(w_rf[k]) * i_rf[j][k] : i_rf[j][k];
+          regf_count[FIL] += REGF_FIL;  // a weight read,
+          regf_count[IFM] += 1;         // an input read,
+          regf_count[OFM] += 2;         // the partial sum read and written
+          ++macs;
+        }
+      }
+    }
+    psum_row[start / UW] += sum;  // one partial sum out per ofmap column
+    if (ofm_out && count[OFM]) ++bus_count[OFM];
+  }
+}
+
+// One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb. A
+// category's words are counted when its tile was refilled in this level-1 iteration, once per
+// unit of the tile (its first pass in the level-2 loops).
+void pe_array(const i64* x2, i64 ci, i64 co, i64 cb, bool compute) {
+  bool count[3];
+  for (int d = 0; d < 3; ++d) {
+    count[d] = fresh[d];
+    for (int l = 0; l < 3; ++l)
+      if (!RELATED[d][l] && x2[l] != 0) count[d] = false;
+  }
+  if (!compute && !count[FIL] && !count[IFM] && !count[OFM]) return;
+  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  // Conv replicas are (input, output) channel pairs; the channel-wise kinds' are channels.
+  const i64 c0 = CONV_KERNEL ? piece_begin(C, CU, ci) : 0, cp = CONV_KERNEL ? piece(C, CU, ci) : 1;
+  const i64 m0 = piece_begin(M, MU, co), mp = piece(M, MU, co);
+  const i64 r0 = piece_begin(EH, FOLD_W, f), rows = piece(EH, FOLD_W, f);
+  static i64 psum[REPL_O][FLPE_W][EW];  // per output replica and PE column: an ofmap row's sums
+#pragma HLS ARRAY_PARTITION variable=psum complete dim=1
+  for (i64 ro = 0; ro < REPL_O; ++ro)
+    for (i64 pw = 0; pw < FLPE_W; ++pw)
+      for (i64 q = 0; q < EW; ++q) psum[ro][pw][q] = 0;
+  for (i64 g = 0; g < FOLD_H; ++g) {  // the folded filter-row groups, one after the other
+    const i64 h0 = piece_begin(RH, FOLD_H, g), hrows = piece(RH, FOLD_H, g);
+    for (i64 ro = 0; ro < REPL_O; ++ro) {
+#pragma HLS UNROLL
+      for (i64 ri = 0; ri < REPL_I; ++ri) {
+#pragma HLS UNROLL
+        const bool real = ri < cp && ro < mp;  // the replica has a channel (pair) in this unit
+        const bool ifm_in = (CONV_KERNEL ? ri < cp : ro < mp) && (HAS_FILTER || g == 0);
+        const i64 c = CONV_KERNEL ? c0 + ri : m0 + ro;
+        for (i64 ph = 0; ph < FLPE_H; ++ph) {
+#pragma HLS UNROLL
+          for (i64 pw = 0; pw < FLPE_W; ++pw) {
+#pragma HLS UNROLL
+            const bool active = compute && real && ph < hrows && pw < rows;
+            pe(active, HAS_FILTER && real, ifm_in, ro < mp, count, n, c, m0 + ro, h0 + ph, r0 + pw,
+               psum[ro][pw]);
+          }
+        }
+      }
+    }
+  }
+  if (!compute) return;
+  for (i64 ro = 0; ro < mp; ++ro)
+    for (i64 pw = 0; pw < rows; ++pw)
+      for (i64 q = 0; q < EW; ++q)
+        ofmap[((n * M + m0 + ro) * EH + r0 + pw) * EW + q] += psum[ro][pw][q];
+}
+)";
+
+// The rest of the program before the loop nest: the visit of each level-1 iteration and main.
+inline constexpr const char* kVisitAndMain = R"(
 // Called once per level-1 iteration (the level-2 loops run inside REGF): every buffer checks
 // whether its tile changed.
 void visit(const i64* x0, const i64* x1) {
@@ -280,11 +448,10 @@ void visit(const i64* x0, const i64* x1) {
           key = key * cnt + idx;  // the KAPLA fork: this REGF copy does not survive other loops
         }
       }
-      buffers[bl][d].touch(key, tile, tile_words(d, lo, hi), bl == 1 ? itcn_words(d, lo, hi) : 0);
+      if (buffers[bl][d].touch(key, tile, tile_words(d, lo, hi)) && bl == 1) on_regf_fill(d, lo, hi);
     }
   }
 }
-
 bool close(double counted, double model) {
   return std::fabs(counted - model) <= 1e-9 * std::fmax(std::fabs(counted), std::fabs(model));
 }
@@ -338,7 +505,7 @@ inline constexpr const char* kProgramTail = R"(
     // A pinned filter is loaded once before the layer and stays (no_time_mux): not this layer's.
     if (d == FIL && FILTER_PINNED) dram = 0;
     const double gbuf = STORED[d] ? (b1.reads + b1.writes) * passes * share : 0.0;
-    const double itcn = b1.bus;
+    const double itcn = b1.bus * share;
     const bool dram_ok = close(dram, MODEL_DRAM[d]), gbuf_ok = close(gbuf, MODEL_GBUF[d]);
     const bool itcn_ok = close(itcn, MODEL_ITCN[d]);
     std::printf("DRAM %s counted=%.17g model=%.17g%s\n", CATEGORY[d], dram, MODEL_DRAM[d],
@@ -371,9 +538,9 @@ inline constexpr const char* kProgramTail = R"(
     std::printf("OUTPUT checksum=%lld %s\n", static_cast<long long>(sum),
                 same ? "equals the naive loop nest" : "DIFFERS from the naive loop nest");
     ok = ok && same && macs_ok;
-    // REGF: the accesses every MAC makes in its PE, for the ceil piece scaled by occupancy.
+    // REGF: the accesses the MACs make in their PEs, for the ceil piece scaled by occupancy.
     for (int d = 0; d < 3; ++d) {
-      const double regf = static_cast<double>(macs * REGF_PER_MAC[d]) * OCCUPANCY;
+      const double regf = regf_counted(d) * OCCUPANCY;
       const bool regf_ok = close(regf, MODEL_REGF[d]);
       std::printf("REGF %s counted=%.17g model=%.17g%s\n", CATEGORY[d], regf, MODEL_REGF[d],
                   regf_ok ? "" : "  MISMATCH");

@@ -8,10 +8,11 @@ set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-check_dir() {  # DIR: build and run every program in it
+check_dir() {  # DIR [WARNING FLAGS]: build and run every program in it
   local n=0
   for src in "$1"/*.cpp; do
-    "$CXX" -std=c++17 -O2 -w -o "$work/prog" "$src"
+    # shellcheck disable=SC2086
+    "$CXX" -std=c++17 -O2 ${2:--w} -o "$work/prog" "$src"
     if ! out=$("$work/prog"); then
       echo "FAIL: $src"; echo "$out"; exit 1
     fi
@@ -33,6 +34,16 @@ check_dir "$work/mlp"
 # kapla emit from the schedule file writes the very programs schedule --emit wrote.
 "$KAPLA" emit "$work/mlp.json" --out "$work/mlp_again" 2>/dev/null
 diff -r "$work/mlp" "$work/mlp_again" || { echo "kapla emit differs from schedule --emit"; exit 1; }
+# The HLS target (the unit pass as the row-stationary PE array, which counts the bus words):
+# from the file and at search time, warning-free.
+hls_flags="-Wall -Wextra -Wno-unknown-pragmas -Werror"
+"$KAPLA" emit "$work/mlp.json" --out "$work/mlp_hls" --target hls 2>/dev/null
+grep -q "#pragma HLS UNROLL" "$work/mlp_hls/fc2.cpp"
+check_dir "$work/mlp_hls" "$hls_flags"
+"$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network alex_net --hardware eyeriss \
+  --batch 1 --emit "$work/alex_hls" --emit-target hls --emit-layer conv2_a --emit-layer pool2_a \
+  >/dev/null
+check_dir "$work/alex_hls" "$hls_flags"
 "$KAPLA" emit "$work/mlp.json" --out "$work/mlp_one" --layer fc2 2>/dev/null
 [[ $(ls "$work/mlp_one") == fc2.cpp ]] || { ls "$work/mlp_one"; exit 1; }
 # A file whose reported counts are not the scheme's (edited, or another kapla version), a
@@ -50,7 +61,8 @@ json.dump(d, open(sys.argv[3].replace("bare", "factors"), "w"))
 PY
 for args in "$work/edited.json --out $work/e1" "$work/bare.json --out $work/e2" \
             "$work/factors.json --out $work/e4" \
-            "$work/mlp.json --out $work/e3 --layer nosuch"; do
+            "$work/mlp.json --out $work/e3 --layer nosuch" \
+            "$work/mlp.json --out $work/e5 --target verilog"; do
   # shellcheck disable=SC2086
   if err=$("$KAPLA" emit $args 2>&1 >/dev/null); then echo "kapla emit $args: accepted"; exit 1; fi
   [[ $(wc -l <<<"$err") -eq 1 && $err == error:* ]] || { echo "not one error line: $err"; exit 1; }
@@ -64,9 +76,13 @@ check_dir "$work/mlp_b"
 # Depthwise and input-gradient kinds: K on MobileNet's training graph.
 "$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network mobilenet_bp --hardware eyeriss \
   --batch 1 --emit "$work/mobile" --emit-layer dep_conv1 --emit-layer dep_conv13_back \
-  --emit-layer point_conv13_back --emit-layer pooling13_back --emit-layer fc_back >/dev/null
+  --emit-layer point_conv13_back --emit-layer pooling13_back --emit-layer fc_back \
+  --json "$work/mobile.json" >/dev/null
 [[ $(ls "$work/mobile" | wc -l) -eq 5 ]]
 check_dir "$work/mobile"
+"$KAPLA" emit "$work/mobile.json" --out "$work/mobile_hls" --target hls --layer dep_conv1 \
+  --layer dep_conv13_back --layer pooling13_back 2>/dev/null
+check_dir "$work/mobile_hls" "$hls_flags"
 
 # Two layer names with one file stem ("a/b", "a_b"): both written, the second with a suffix.
 cat >"$work/clash.json" <<'NET'

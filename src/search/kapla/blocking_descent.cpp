@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "search/kapla/best_candidate.hpp"
 #include "search/kapla/solver_steps.hpp"
 
 namespace kapla::search::kapla::detail {
@@ -48,33 +49,16 @@ bool apply(Blocking& b, const Move& m) {
   return true;
 }
 
-/// Keeps the best valid candidate (first on ties); counts evaluations. Candidates that fail
-/// the fast capacity check are not priced (the cost model would reject them).
+/// The step's pick (best_candidate.hpp) among the candidates that pass the fast capacity
+/// check (the cost model would reject the others, so they are not counted).
 struct BestOf {
-  const LayerOracle& o;
-  const SolverOptions& opt;
   const NodeNest& nest;
   const Capacity& cap;
-  SolveStats& stats;
-  std::optional<CanonicalScheme> best;
-  Score score;
+  BestCandidate pick;
   void consider(const CanonicalScheme& c) {
-    if (!fits(nest, c.blocking, cap)) return;
-    ++stats.evaluated;
-    const auto sc = o.evaluate(c);
-    if (!sc) {
-      ++stats.invalid;
-      return;
-    }
-    if (!best || better(*sc, score, opt.goal)) best = c, score = *sc;
+    if (fits(nest, c.blocking, cap)) pick.consider(c);
   }
-  /// Moves sol to the best candidate if it beats sol; true if it did.
-  bool improve(LayerSolution& sol) const {
-    if (!best || !better(score, sol.score, opt.goal)) return false;
-    sol.scheme = best;
-    sol.score = score;
-    return true;
-  }
+  bool improve(LayerSolution& sol) const { return pick.improve(sol); }
 };
 
 }  // namespace
@@ -89,7 +73,7 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
   PerLoopDim<std::vector<std::int64_t>> divs;
   for (auto l : all_values<LoopDim>())
     divs[l] = divisors(top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l]);
-  BestOf pick{o, opt, n, cap, sol.stats, std::nullopt, {}};
+  BestOf pick{n, cap, BestCandidate(o, opt, &sol.stats, sol.score)};
   // Divisors ascend, so the first factor that overflows ends its loop's range.
   for (auto fi : divs[LoopDim::Ifm]) {
     if (regf_occupancy(n, {{fi, 1, 1}}) > cap.regf_words) break;
@@ -111,7 +95,8 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
   // is in GBUF and rarely land there. Empty where the options forbid bypass.
   for (int ni = 0; ni < static_cast<int>(nests.size()); ++ni) {
     const auto ncap = o.capacity(cur.part, ni);
-    BestOf seeds{o, opt, nests[static_cast<std::size_t>(ni)], ncap, sol.stats, std::nullopt, {}};
+    BestOf seeds{nests[static_cast<std::size_t>(ni)], ncap,
+                 BestCandidate(o, opt, &sol.stats, sol.score)};
     for (const auto& b : o.bypass_blockings(cur.part, ni)) {
       bool meets = true;
       for (auto l : all_values<LoopDim>())
@@ -130,7 +115,7 @@ void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolut
   for (int iter = 0; iter < opt.refine.blocking_steps; ++iter) {
     const CanonicalScheme cur = *sol.scheme;
     const auto moves = single_moves(cur.blocking, top);
-    BestOf single{o, opt, n, cap, sol.stats, std::nullopt, {}};
+    BestOf single{n, cap, BestCandidate(o, opt, &sol.stats, sol.score)};
     for (const auto& m : moves) {
       auto c = cur;
       if (apply(c.blocking, m)) single.consider(c);
@@ -138,7 +123,7 @@ void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolut
     if (single.improve(sol)) continue;
     if (!opt.refine.compound_moves) break;
     // Stalled: other orders for the same factors, then two loops' factors moved at once.
-    BestOf compound{o, opt, n, cap, sol.stats, std::nullopt, {}};
+    BestOf compound{n, cap, BestCandidate(o, opt, &sol.stats, sol.score)};
     for (const auto& og : loop_orders())
       for (const auto& orr : loop_orders()) {
         auto c = cur;

@@ -1,9 +1,9 @@
 // An optional capability of a layer oracle: a cheap lower bound of the one cost model's price
 // of a canonical scheme (the loop-blocking evaluation without its buffer-sharing sweep,
-// pricing::FixedSchemeEvaluator::score_bound). The exhaustive search (exhaustive.hpp) prices
-// a scheme in full only when its bound beats the best found on the partition so far, which
-// skips most of the sweep's work and never changes the answer. Never used for a reported
-// number.
+// pricing::FixedSchemeEvaluator::score_bound). The exhaustive search (exhaustive.hpp) and
+// K's steps (best_candidate.hpp) price a scheme only when its bound beats the best found so
+// far, which skips most of the sweep's work and never changes the answer. Never used for a
+// reported number.
 #pragma once
 
 #include <optional>
@@ -17,7 +17,8 @@ class BoundPricer {
   virtual ~BoundPricer() = default;
   /// A score whose time is evaluate(s)'s and whose energy is at most evaluate(s)'s, so that
   /// under every goal evaluate(s) is no better than it; nullopt exactly when evaluate(s) is.
-  /// `on_chip`: without the NoC placement's hops (a weaker bound that needs no placement).
+  /// `on_chip`: without the NoC placement's hops (a weaker bound that needs no placement); it
+  /// is also at most OnChipPricer::evaluate_on_chip(s).
   virtual std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const = 0;
 };
 

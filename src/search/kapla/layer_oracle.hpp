@@ -41,6 +41,9 @@ class LayerOracle {
   virtual PerLoopDim<std::int64_t> top_constraint() const = 0;
   /// Every partition B's generator yields for this layer, in its order (never empty).
   virtual const std::vector<mapping::PartitionScheme>& partitions() const = 0;
+  /// Indexes into partitions() of those nearest to a wanted node stacking (the greedy's step
+  /// 5, detail::snap_partitions); a wrapper may remember them.
+  virtual std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const;
   /// The map strategy's nested-loop descriptions of the layer partitioned by `part`.
   virtual std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const = 0;
   /// Capacities (and buffer-sharing group sizes) for nest `nest_index` under `part`.

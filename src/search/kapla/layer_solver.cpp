@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "search/kapla/best_candidate.hpp"
 #include "search/kapla/blocking_descent.hpp"
 #include "search/kapla/exhaustive.hpp"
 #include "search/kapla/greedy.hpp"
@@ -24,7 +25,6 @@ namespace kapla::search::kapla {
 using detail::data_totals;
 using detail::fit_on_partition;
 using detail::pick_nest;
-using detail::snap_partitions;
 
 namespace {
 constexpr std::size_t kGuidePairs = 4;  // the greedy's best order pairs guide steps 7a-7b
@@ -192,7 +192,7 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
     trace->reserved_nodes = nitems[2].remaining == batch_remain && wt2v[LoopDim::Bat] > 1;
   }
   std::vector<CanonicalScheme> out;
-  for (auto pi : snap_partitions(o.partitions(), want)) {
+  for (auto pi : o.nearest_partitions(want)) {
     auto c = fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, totals, stats,
                               -1, reserve);
     if (c) out.push_back(*c);
@@ -230,17 +230,12 @@ GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors
   for (int i = 0; i < GreedyPass::kPairs; ++i) {
     const auto k = static_cast<std::size_t>(i);
     st[k].order_pairs = 1;
+    BestCandidate pick(o, opt, &st[k]);
     for (const auto& c :
-         greedy_candidates(o, orders[k / 6], orders[k % 6], st[k], nullptr, top_factors)) {
-      ++st[k].evaluated;
-      const auto sc = o.evaluate(c);
-      if (!sc) {
-        ++st[k].invalid;
-        continue;
-      }
-      if (!g.best[k] || better(*sc, g.best_score[k], opt.goal))
-        g.best[k] = c, g.best_score[k] = *sc;
-    }
+         greedy_candidates(o, orders[k / 6], orders[k % 6], st[k], nullptr, top_factors))
+      pick.consider(c);
+    g.best[k] = pick.scheme();
+    g.best_score[k] = pick.score();
   }
   for (std::size_t k = 0; k < static_cast<std::size_t>(GreedyPass::kPairs); ++k) {
     add_counts(out.stats, st[k]);

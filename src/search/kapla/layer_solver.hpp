@@ -41,6 +41,9 @@ struct SolverOptions {
   /// When the greedy finds nothing, run it again with the pipeline constraint's top factors
   /// reserved (TopFactors::Reserved) before the fallback; off: the exact fallback answers.
   bool reserved_retry = true;
+  /// Skip the full price of a candidate whose cheap lower bound cannot beat the step's pick
+  /// (best_candidate.hpp; with ntops = 1 only). Same answers either way; off for tests.
+  bool bounded_picks = true;
 };
 
 struct SolveStats {

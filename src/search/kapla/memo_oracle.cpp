@@ -46,6 +46,44 @@ std::optional<Score> MemoOracle::evaluate_on_chip(const CanonicalScheme& s) cons
   return sc;
 }
 
+std::optional<Score> MemoOracle::evaluate_bound(const CanonicalScheme& s, bool on_chip) const {
+  if (!bounds_) return on_chip ? evaluate_on_chip(s) : evaluate(s);
+  const auto k = key_of(s);
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    // A price already known is its own tightest bound: on chip, the on-chip price (which
+    // bounds the full one too), else the full price.
+    if (on_chip) {
+      if (auto it = on_chip_seen_.find(k); it != on_chip_seen_.end()) return it->second;
+    } else if (auto it = seen_.find(k); it != seen_.end()) {
+      return it->second.score;
+    }
+  }
+  const auto sc = bounds_->evaluate_bound(s, on_chip);
+  if (sc && !on_chip) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    parts_.emplace(s.part.flat_key(), true);  // this bound placed it
+  }
+  return sc;
+}
+
+std::vector<std::size_t> MemoOracle::nearest_partitions(const PerParallelDim<PhyDim2>& want) const {
+  WantKey k{};
+  std::size_t i = 0;
+  for (const auto& d : want) {
+    k[i++] = d.h;
+    k[i++] = d.w;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = nearest_.find(k); it != nearest_.end()) return it->second;
+  }
+  auto n = inner_.nearest_partitions(want);
+  const std::lock_guard<std::mutex> lock(mu_);
+  nearest_.emplace(k, n);
+  return n;
+}
+
 std::vector<NodeNest> MemoOracle::nests(const mapping::PartitionScheme& part) const {
   const PartKey pk = part.flat_key();
   {

@@ -12,18 +12,22 @@
 #include <vector>
 
 #include "core/words_hash.hpp"
+#include "search/kapla/bound_pricer.hpp"
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 
 namespace kapla::search::kapla {
 
-class MemoOracle final : public LayerOracle, public OnChipPricer {
+class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPricer {
  public:
   /// How capacity() reports GBUF storage: as the wrapped oracle does (the cost model's rule),
   /// or as if no category could bypass GBUF (K's second fill, layer_solver.cpp).
   enum class Storage : std::uint8_t { AsInner, AllInGbuf };
   explicit MemoOracle(const LayerOracle& inner, Storage storage = Storage::AsInner)
-      : inner_(inner), on_chip_(dynamic_cast<const OnChipPricer*>(&inner)), storage_(storage) {}
+      : inner_(inner),
+        on_chip_(dynamic_cast<const OnChipPricer*>(&inner)),
+        bounds_(dynamic_cast<const BoundPricer*>(&inner)),
+        storage_(storage) {}
   const model::Layer& layer() const override { return inner_.layer(); }
   std::int64_t batch() const override { return inner_.batch(); }
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
@@ -31,6 +35,9 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return inner_.partitions();
   }
+  /// The wrapped oracle's, remembered per wanted stacking (the greedy's order pairs mostly
+  /// want the same few).
+  std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const override;
   /// The wrapped oracle's nests, remembered per partition (every fit asks for them).
   std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {
@@ -45,6 +52,10 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   /// The wrapped oracle's on-chip price (remembered), or its full price when it has none.
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
+  /// The wrapped oracle's lower bound (not remembered: it costs about a hash-map insertion);
+  /// the price itself once the scheme has been priced (its own tightest bound: on chip, the
+  /// on-chip price) or when the wrapped oracle offers none.
+  std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
   /// Distinct schemes priced so far.
   std::size_t priced() const;
   /// The valid schemes priced so far, with their scores (in no particular order).
@@ -58,8 +69,10 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
 
  private:
   using PartKey = std::array<std::int64_t, 12>;  // mapping::PartitionScheme::flat_key
+  using WantKey = std::array<std::int64_t, 2 * EnumTraits<ParallelDim>::size>;
   const LayerOracle& inner_;
   const OnChipPricer* on_chip_;  // null if the wrapped oracle has no on-chip price
+  const BoundPricer* bounds_;    // null if the wrapped oracle has no lower bound
   Storage storage_;
   mutable std::mutex mu_;
   struct Priced {
@@ -70,6 +83,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer {
   mutable std::unordered_map<PartKey, bool, WordsHash> parts_;
   mutable std::unordered_map<Key, std::optional<Score>, WordsHash> on_chip_seen_;
   mutable std::unordered_map<PartKey, std::vector<NodeNest>, WordsHash> nests_;
+  mutable std::unordered_map<WantKey, std::vector<std::size_t>, WordsHash> nearest_;
 };
 
 }  // namespace kapla::search::kapla

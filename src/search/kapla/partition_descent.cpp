@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "search/kapla/best_candidate.hpp"
 #include "search/kapla/solver_steps.hpp"
 
 namespace kapla::search::kapla::detail {
@@ -14,25 +15,6 @@ namespace {
 std::int64_t repl_of(const LayerOracle& o, const CanonicalScheme& c) {
   return o.nests(c.part)[static_cast<std::size_t>(c.nest_index)].repl_ifm;
 }
-
-/// Prices candidates and keeps the best (first on ties).
-struct Best {
-  const LayerOracle& o;
-  model::Goal goal;
-  SolveStats& stats;
-  std::optional<CanonicalScheme> scheme;
-  Score score;
-  void consider(const std::optional<CanonicalScheme>& c) {
-    if (!c) return;
-    ++stats.evaluated;
-    const auto sc = o.evaluate(*c);
-    if (!sc) {
-      ++stats.invalid;
-      return;
-    }
-    if (!scheme || better(*sc, score, goal)) scheme = c, score = *sc;
-  }
-};
 
 using SizeKey = std::array<std::int64_t, 4>;
 SizeKey size_key(const mapping::PartitionScheme& p) {
@@ -81,38 +63,40 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   // per cent, so it does not lift a group from far behind (docs/kapla.md §4, measured).
   const std::size_t npairs =
       std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
-  auto try_fit = [&](std::optional<Ranked>& r, std::size_t g, int ni, std::size_t j) {
-    const auto c = fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0], pairs[j][1],
-                                    totals, sol.stats, ni);
-    if (!c) return;
-    const auto sc = pricer.evaluate_on_chip(*c);
-    if (sc && (!r || better(*sc, r->score, opt.goal))) r = Ranked{*sc, g, *c};
+  std::vector<BestCandidate> best_of;  // per group, by the on-chip price
+  best_of.reserve(keys.size());
+  for (std::size_t g = 0; g < keys.size(); ++g)
+    best_of.emplace_back(o, opt, nullptr, std::nullopt, &pricer);
+  auto try_fit = [&](std::size_t g, int ni, std::size_t j) {
+    best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0],
+                                         pairs[j][1], totals, sol.stats, ni));
   };
-  std::vector<std::optional<Ranked>> best_of(keys.size());
   std::vector<std::vector<NodeNest>> nests_of(keys.size());
   std::optional<Score> lead_canonical;
   for (std::size_t g = 0; g < keys.size(); ++g) {
     nests_of[g] = o.nests(parts[members[g].front()]);
     for (std::size_t ni = 0; ni < nests_of[g].size(); ++ni)
       if (!nests_of[g][ni].fold_variant)
-        for (std::size_t j = 0; j < npairs; ++j) try_fit(best_of[g], g, static_cast<int>(ni), j);
-    if (best_of[g] && (!lead_canonical || better(best_of[g]->score, *lead_canonical, opt.goal)))
-      lead_canonical = best_of[g]->score;
+        for (std::size_t j = 0; j < npairs; ++j) try_fit(g, static_cast<int>(ni), j);
+    const auto& r = best_of[g];
+    if (r.scheme() && (!lead_canonical || better(r.score(), *lead_canonical, opt.goal)))
+      lead_canonical = r.score();
   }
   std::vector<Ranked> on_chip;
   for (std::size_t g = 0; g < keys.size(); ++g) {
-    auto& r = best_of[g];
+    const auto& r = best_of[g];
     const auto& nests = nests_of[g];
     const bool close =
-        r && goal_value(r->score, opt.goal) <=
-                 goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
+        r.scheme() && goal_value(r.score(), opt.goal) <=
+                          goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
     if (close && npairs > 0) {
       for (std::size_t ni = 0; ni < nests.size(); ++ni)
-        if (nests[ni].fold_variant) try_fit(r, g, static_cast<int>(ni), 0);
-      if (nests[static_cast<std::size_t>(r->scheme.nest_index)].fold_variant)
-        for (std::size_t j = 1; j < npairs; ++j) try_fit(r, g, r->scheme.nest_index, j);
+        if (nests[ni].fold_variant) try_fit(g, static_cast<int>(ni), 0);
+      const int lead_nest = r.scheme()->nest_index;
+      if (nests[static_cast<std::size_t>(lead_nest)].fold_variant)
+        for (std::size_t j = 1; j < npairs; ++j) try_fit(g, lead_nest, j);
     }
-    if (r) on_chip.push_back(*r);
+    if (r.scheme()) on_chip.push_back({r.score(), g, *r.scheme()});
   }
   std::stable_sort(on_chip.begin(), on_chip.end(), by_score);
   // (2) The best few representatives with the full price (placing their partitions).
@@ -125,7 +109,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   }
   std::stable_sort(priced.begin(), priced.end(), by_score);
   // (3) Every partition of the best few groups, with every guide pair.
-  Best best{o, opt.goal, sol.stats, sol.scheme, sol.score};
+  BestCandidate best(o, opt, &sol.stats, sol.score);
   for (std::size_t r = 0; r < priced.size() && r < static_cast<std::size_t>(opt.refine.screen_open);
        ++r) {
     best.consider(priced[r].scheme);
@@ -134,8 +118,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
       for (const auto& pr : pairs)
         best.consider(fit_on_partition(o, parts[pi], repl, pr[0], pr[1], totals, sol.stats, ni));
   }
-  sol.scheme = best.scheme;
-  sol.score = best.score;
+  best.improve(sol);
 }
 
 void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
@@ -156,29 +139,22 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
     std::vector<std::pair<Score, CanonicalScheme>> near;
     for (const auto& p : parts) {
       if (p == cur.part || size_gap(p, cur.part) > step) continue;
-      std::optional<std::pair<Score, CanonicalScheme>> nb;
-      auto on_chip = [&](const std::optional<CanonicalScheme>& c) {
-        if (!c) return;
-        const auto sc = pricer.evaluate_on_chip(*c);
-        if (sc && (!nb || better(*sc, nb->first, opt.goal))) nb = std::pair{*sc, *c};
-      };
-      on_chip(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1], totals,
-                               sol.stats));
+      BestCandidate nb(o, opt, nullptr, std::nullopt, &pricer);  // by the on-chip price
+      nb.consider(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1],
+                                   totals, sol.stats));
       for (std::size_t j = 0;
            j < pairs.size() && j < static_cast<std::size_t>(opt.refine.screen_pairs); ++j)
-        on_chip(fit_on_partition(o, p, repl, pairs[j][0], pairs[j][1], totals, sol.stats));
-      if (nb) near.push_back(*nb);
+        nb.consider(fit_on_partition(o, p, repl, pairs[j][0], pairs[j][1], totals, sol.stats));
+      if (nb.scheme()) near.emplace_back(nb.score(), *nb.scheme());
     }
     std::stable_sort(near.begin(), near.end(), [&](const auto& a, const auto& b) {
       return better(a.first, b.first, opt.goal);
     });
-    Best best{o, opt.goal, sol.stats, std::nullopt, {}};
+    BestCandidate best(o, opt, &sol.stats, sol.score);
     for (std::size_t r = 0;
          r < near.size() && r < static_cast<std::size_t>(opt.refine.descent_placed); ++r)
       best.consider(near[r].second);
-    if (!best.scheme || !better(best.score, sol.score, opt.goal)) break;
-    sol.scheme = best.scheme;
-    sol.score = best.score;
+    if (!best.improve(sol)) break;
   }
 }
 
@@ -186,15 +162,12 @@ void sweep_nests_and_orders(const LayerOracle& o, const SolverOptions& opt, Laye
   const auto totals = data_totals(o.layer(), o.batch());
   const CanonicalScheme cur = *sol.scheme;
   const int num_nests = static_cast<int>(o.nests(cur.part).size());
+  BestCandidate best(o, opt, &sol.stats, sol.score);
   for (int ni = 0; ni < num_nests; ++ni)
     for (const auto& og : loop_orders())
-      for (const auto& orr : loop_orders()) {
-        const auto c = fit_on_partition(o, cur.part, 1, og, orr, totals, sol.stats, ni);
-        if (!c) continue;
-        ++sol.stats.evaluated;
-        const auto sc = o.evaluate(*c);
-        if (sc && better(*sc, sol.score, opt.goal)) sol.scheme = c, sol.score = *sc;
-      }
+      for (const auto& orr : loop_orders())
+        best.consider(fit_on_partition(o, cur.part, 1, og, orr, totals, sol.stats, ni));
+  best.improve(sol);
 }
 
 }  // namespace kapla::search::kapla::detail

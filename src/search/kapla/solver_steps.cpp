@@ -73,6 +73,17 @@ std::vector<std::size_t> snap_partitions(const std::vector<mapping::PartitionSch
   return out;
 }
 
+}  // namespace kapla::search::kapla::detail
+
+namespace kapla::search::kapla {
+std::vector<std::size_t> LayerOracle::nearest_partitions(
+    const PerParallelDim<PhyDim2>& want) const {
+  return detail::snap_partitions(partitions(), want);
+}
+}  // namespace kapla::search::kapla
+
+namespace kapla::search::kapla::detail {
+
 namespace {
 
 // Where the GBUF fill (step 6) starts from a REGF tile t2, and what it may still take per

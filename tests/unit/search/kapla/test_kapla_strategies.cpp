@@ -376,6 +376,52 @@ TEST(KaplaStrategies, ExhaustiveBoundIsBelowThePriceAndChangesNoAnswer) {
             << " with the bound strictly below the price; " << searches << " searches\n";
 }
 
+// K's steps price a candidate only when its bound may beat the step's pick
+// (best_candidate.hpp): the same scheme, score and counts as with every candidate priced,
+// under every goal, with and without GBUF bypass, with a pipeline constraint, on 1 and 2
+// threads; and fewer schemes priced in full.
+TEST(KaplaStrategies, BoundedPicksChangeNoAnswer) {
+  const auto hw = small_hw({4, 4}, {4, 4}, 1024, 32);
+  auto bypass = training_options();
+  bypass.sw_gbuf_bypass = {{true, true, true}};
+  std::int64_t priced_all = 0, priced_bounded = 0, solves = 0;
+  for (const auto& base : {training_options(), bypass})
+    for (const auto& [name, layer] : small_layers())
+      for (const auto goal : {model::Goal::Energy, model::Goal::Delay, model::Goal::EnergyDelay})
+        for (const std::int64_t topbat : {0, 2}) {
+          auto opts = base;
+          opts.opt_goal = goal;
+          auto p = problem(layer, 4, hw, opts);
+          p.constraint.topbat = topbat;
+          const kapla::CostOracle o(p);
+          kapla::SolverOptions all;
+          all.goal = goal;
+          all.bounded_picks = false;
+          const auto plain = kapla::solve_layer(o, all);
+          priced_all += plain.stats.priced;
+          for (const int threads : {1, 2}) {
+            kapla::SolverOptions bounded = all;
+            bounded.bounded_picks = true;
+            bounded.num_threads = threads;
+            const auto b = kapla::solve_layer(o, bounded);
+            const auto what = name + " goal " + std::to_string(static_cast<int>(goal)) +
+                              " topbat " + std::to_string(topbat);
+            ASSERT_EQ(plain.scheme.has_value(), b.scheme.has_value()) << what;
+            if (plain.scheme) {
+              EXPECT_TRUE(*plain.scheme == *b.scheme) << what;
+              EXPECT_EQ(plain.score, b.score) << what;
+            }
+            EXPECT_EQ(plain.stats.evaluated, b.stats.evaluated) << what;
+            EXPECT_EQ(plain.stats.invalid, b.stats.invalid) << what;
+            EXPECT_EQ(plain.stats.fell_back, b.stats.fell_back) << what;
+            if (threads == 1) priced_bounded += b.stats.priced, ++solves;
+          }
+        }
+  EXPECT_LT(priced_bounded, priced_all);
+  std::cout << "[bounded picks] " << solves << " solves: " << priced_all << " -> " << priced_bounded
+            << " schemes priced in full\n";
+}
+
 // Why "K never below B" is not a theorem under the KAPLA cost variant: B's loop-blocking search
 // prunes with skip_conv, which assumes that moving the REGF-level factor of the GBUF level's
 // innermost loop up one level never hurts; the fork's regf_reusable refetch rule breaks that.

@@ -60,6 +60,11 @@ MapResult map_eyeriss(const model::Layer& p_layer, std::int64_t batch, double oc
                       bool fold_variants = false);
 MapResult map_systolic(const model::Layer& p_layer, std::int64_t batch, double occupancy,
                        PhyDim2 dim_array);
+/// The systolic mapping's `fold_h` folds of output positions as (row, column) pieces of the
+/// ofmap: rows = the largest divisor of fold_h up to fold_h / 2 (1 if there is none, the first
+/// element of nn_dataflow util.closest_factor), columns = fold_h / rows. Its unit pass covers
+/// one such piece; the emitted loop nest (emit/) splits the ofmap the same way.
+PhyDim2 systolic_position_folds(std::int64_t fold_h);
 /// `fold_variants` applies to the row-stationary mapping only.
 MapResult map_layer(model::ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
                     double occupancy, PhyDim2 dim_array, model::CostModelVariant variant,

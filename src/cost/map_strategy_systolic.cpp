@@ -30,6 +30,11 @@ std::int64_t closest_factor_first(std::int64_t v, double f) {
 
 }  // namespace
 
+PhyDim2 systolic_position_folds(std::int64_t fold_h) {
+  const std::int64_t rows = closest_factor_first(fold_h, static_cast<double>(fold_h) / 2);
+  return {rows, fold_h / rows};
+}
+
 MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupancy, PhyDim2 a) {
   KAPLA_ASSERT(!L.is_back(), "MapSystolic: back-propagation layers are not supported");
   // Its batch loop also runs over folds of output positions and its replicas share a filter:
@@ -60,8 +65,9 @@ MapResult map_systolic(const model::Layer& L, std::int64_t batch, double occupan
            static_cast<double>(a.size() * g.fold.size());
 
   // Unit pass: one folded block of output positions and channels, all data accessed once.
-  const std::int64_t fold_hofm = closest_factor_first(fold.h, static_cast<double>(fold.h) / 2);
-  const double fold_wofm = static_cast<double>(fold.h) / static_cast<double>(fold_hofm);
+  const PhyDim2 pos_folds = systolic_position_folds(fold.h);
+  const std::int64_t fold_hofm = pos_folds.h;
+  const double fold_wofm = static_cast<double>(pos_folds.w);
   const double nofm = 1. * static_cast<double>(L.nofm) / static_cast<double>(fold.w);
   const double hofm = 1. * static_cast<double>(L.sofm.h) / static_cast<double>(fold_hofm);
   const double wofm = 1. * static_cast<double>(L.sofm.w) / fold_wofm;

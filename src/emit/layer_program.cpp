@@ -57,15 +57,17 @@ std::vector<LoopDim> outer_to_inner(const PerLoopDim<int>& ord) {
 enum class Kernel { Conv, Depthwise, LocalRegion };
 
 Kernel kernel_of(const LayerScheme& s, const mapping::PartLayer& pl,
-                 const cost::NestedLoopDesc& nld) {
+                 const cost::NestedLoopDesc& nld, Target target) {
   using model::LayerType;
   const auto& p = s.problem;
   const std::string what = "emit: layer " + s.name + ": ";
   if (!s.eval.valid())
     throw InputError(what + "the scheme is invalid (" +
                      std::string(cost::invalid_reason_name(s.eval.invalid)) + ")");
-  if (p.resource.array_mapping != model::ArrayMapping::RowStationary)
-    throw InputError(what + "only the row-stationary mapping is emitted so far");
+  if (target == Target::Hls && p.resource.array_mapping != model::ArrayMapping::RowStationary)
+    throw InputError(what +
+                     "the HLS target writes the row-stationary PE array; a systolic scheme is "
+                     "emitted with --target loops");
   const auto t = p.layer.type;
   std::optional<Kernel> k;
   if (t == LayerType::Conv || t == LayerType::FC || t == LayerType::ConvBackAct ||
@@ -154,9 +156,14 @@ std::string allo_primitives(const LayerScheme& s, const cost::LoopBlockingEval& 
     << ", INPP=" << part.size(ParallelDim::Inpp) << ")  # " << part.size()
     << " node(s), one piece each\n";
   o << "//   s.unfold(\"unit_pass\", pe=[" << s.problem.resource.dim_array.h << ", "
-    << s.problem.resource.dim_array.w << "])  # row stationary: " << geo.fold.h
-    << " filter-row group(s), " << geo.fold.w << " ofmap-row fold(s), replication " << geo.repl.h
-    << "x" << geo.repl.w << "\n";
+    << s.problem.resource.dim_array.w << "])  # ";
+  if (s.problem.resource.array_mapping == model::ArrayMapping::Systolic)
+    o << "systolic: output positions x output channels, " << geo.fold.h << " position fold(s), "
+      << geo.fold.w << " channel fold(s)";
+  else
+    o << "row stationary: " << geo.fold.h << " filter-row group(s), " << geo.fold.w
+      << " ofmap-row fold(s)";
+  o << ", replication " << geo.repl.h << "x" << geo.repl.w << "\n";
   return o.str();
 }
 
@@ -172,12 +179,20 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
                      " out of range (" + std::to_string(map.nlds.size()) + " NLDs)");
   const auto& nld = map.nlds[static_cast<std::size_t>(s.nld_index)];
   const auto& geo = map.nld_geometry[static_cast<std::size_t>(s.nld_index)];
-  const Kernel kernel = kernel_of(s, pl, nld);
+  const Kernel kernel = kernel_of(s, pl, nld, target);
   const bool local = kernel == Kernel::LocalRegion;
+  const bool systolic = s.problem.resource.array_mapping == model::ArrayMapping::Systolic;
   const auto& ev = s.eval;
   const auto& L = pl.p_layer;
-  if (nld.loopcnt[LoopDim::Bat] != pl.p_batch * geo.fold.w)
-    throw InternalError("emit: layer " + s.name + ": batch loop count is not batch x fold");
+  // The batch loop's units: sample pieces x ofmap-row pieces x ofmap-column pieces. Row
+  // stationary: one sample x a fold of ofmap rows (all columns). Systolic: a piece of samples x
+  // one of the mapping's position folds, split into rows and columns as its unit pass is.
+  const std::int64_t bat = nld.loopcnt[LoopDim::Bat];
+  const PhyDim2 pieces =
+      systolic ? cost::systolic_position_folds(geo.fold.h) : PhyDim2{geo.fold.w, 1};
+  const std::int64_t sample_pieces = systolic ? bat / geo.fold.h : pl.p_batch;
+  if (sample_pieces * pieces.size() != bat)
+    throw InternalError("emit: layer " + s.name + ": batch loop count is not samples x folds");
 
   const double nodes = static_cast<double>(ev.num_nodes);
   // The model's per-layer counts back to one node (access forwarding divides a group's DRAM
@@ -214,18 +229,30 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   if (local)
     o << "constexpr i64 NREG = " << L.nreg << ";\nconstexpr bool ELTWISE = "
       << (s.problem.layer.type == model::LayerType::Eltwise ? "true" : "false") << ";\n";
-  o << "// Row-stationary mapping: ofmap rows folded FOLD_W times in time; FOLD_H filter-row "
-       "groups per unit pass.\nconstexpr i64 FOLD_H = "
-    << geo.fold.h << ", FOLD_W = " << geo.fold.w << ";\n";
-  const auto& repl = map.nld_replicas[static_cast<std::size_t>(s.nld_index)];
-  // Conv replicas are (input, output) channel pairs; a channel-wise kind's replicas are its
-  // channels (one input replica).
-  o << "// The physical PE set: the folded logical set of FLPE_H x FLPE_W = PES PEs, replicated "
-       "REPL_I x REPL_O times (input x output channels) per unit pass.\nconstexpr i64 FLPE_H = "
-    << geo.dim_flpeset.h << ", FLPE_W = " << geo.dim_flpeset.w
-    << ", PES = FLPE_H * FLPE_W, REPL_I = "
-    << (kernel == Kernel::Conv ? repl[DataCategory::Ifm] : 1)
-    << ", REPL_O = " << repl[DataCategory::Ofm] << ";\n";
+  if (systolic) {
+    o << "// Systolic mapping: a unit pass reads each of its words once (FOLD_H = 1); the batch "
+         "loop's units are NB sample pieces x TH ofmap-row x TW ofmap-column pieces.\n";
+    o << "constexpr i64 FOLD_H = 1";
+  } else {
+    o << "// Row-stationary mapping: FOLD_H filter-row groups per unit pass; the batch loop's "
+         "units are NB samples x TH ofmap-row folds (TW = 1: every column).\n";
+    o << "constexpr i64 FOLD_H = " << geo.fold.h;
+  }
+  o << ", NB = " << sample_pieces << ", TH = " << pieces.h << ", TW = " << pieces.w << ";\n";
+  o << "constexpr bool SIZED_BY_MEAN = " << (systolic ? "true" : "false")
+    << ";  // the model sizes GBUF for the mean piece (systolic) or the largest\n";
+  if (!systolic) {
+    const auto& repl = map.nld_replicas[static_cast<std::size_t>(s.nld_index)];
+    // Conv replicas are (input, output) channel pairs; a channel-wise kind's replicas are its
+    // channels (one input replica).
+    o << "// The physical PE set: the folded logical set of FLPE_H x FLPE_W = PES PEs, "
+         "replicated REPL_I x REPL_O times (input x output channels) per unit pass.\n"
+         "constexpr i64 FLPE_H = "
+      << geo.dim_flpeset.h << ", FLPE_W = " << geo.dim_flpeset.w
+      << ", PES = FLPE_H * FLPE_W, REPL_I = "
+      << (kernel == Kernel::Conv ? repl[DataCategory::Ifm] : 1)
+      << ", REPL_O = " << repl[DataCategory::Ofm] << ";\n";
+  }
   o << "// Channel pieces per unit (the NLD's IFM and OFM loop counts).\nconstexpr i64 CU = "
     << nld.loopcnt[LoopDim::Ifm] << ", MU = " << nld.loopcnt[LoopDim::Ofm] << ";\n";
   o << "// Blocking factors T[level][loop]: level 0 outermost (DRAM -> GBUF), 1 (GBUF -> REGF), "
@@ -252,18 +279,23 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   // The kind's data, then either the unit pass as a plain loop with the bus words by formula
   // (loop-nest target) or the PE array that counts them (HLS target).
   const bool hls = target == Target::Hls;
+  // A systolic array's bus moves each word of a fill once, whatever the kind.
+  const char* bus_formula = detail::kSystolicBusFormula;
   switch (kernel) {
     case Kernel::Conv:
       o << detail::kConvKernels;
-      if (!hls) o << detail::kConvBusFormula << detail::kConvUnitPass;
+      if (!systolic) bus_formula = detail::kConvBusFormula;
+      if (!hls) o << bus_formula << detail::kConvUnitPass;
       break;
     case Kernel::Depthwise:
       o << detail::kDepthwiseKernels << detail::kChannelwiseNaive;
-      if (!hls) o << detail::kDepthwiseBusFormula << detail::kChannelwisePass;
+      if (!systolic) bus_formula = detail::kDepthwiseBusFormula;
+      if (!hls) o << bus_formula << detail::kChannelwisePass;
       break;
     case Kernel::LocalRegion:
       o << detail::kLocalRegionKernels << detail::kChannelwiseNaive;
-      if (!hls) o << detail::kLocalRegionBusFormula << detail::kChannelwisePass;
+      if (!systolic) bus_formula = detail::kLocalRegionBusFormula;
+      if (!hls) o << bus_formula << detail::kChannelwisePass;
       break;
   }
   o << detail::kBuffers << (hls ? detail::kPeArray : detail::kBusByFormula)

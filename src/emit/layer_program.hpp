@@ -14,9 +14,10 @@
 //    the row-stationary formula (Target::Loops) or counted by the PEs of the row-stationary
 //    array written out with HLS pragmas (Target::Hls).
 // Supported on the row-stationary mapping (every partition, with or without buffer sharing and
-// bypass): Conv, FC, depthwise, Pooling, Eltwise and window-only local regions, and their
-// input-gradient (BackAct) kinds, which run as the forward layer the fork prices them as.
-// Anything else (weight-gradient kinds, LRN-like regions, systolic) is an InputError naming it.
+// bypass) and, for the loop-nest target, on the systolic mapping: Conv, FC, depthwise, Pooling,
+// Eltwise and window-only local regions, and their input-gradient (BackAct) kinds, which run as
+// the forward layer the fork prices them as. Anything else (weight-gradient kinds, LRN-like
+// regions, the HLS target of a systolic scheme) is an InputError naming it.
 #pragma once
 
 #include <string>

@@ -28,9 +28,28 @@ constexpr i64 HI = (EH - 1) * UH + RH, WI = (EW - 1) * UW + RW;  // ifmap rows a
 constexpr i64 piece(i64 n, i64 k, i64 j) { return n / k + (j < n % k ? 1 : 0); }
 constexpr i64 piece_begin(i64 n, i64 k, i64 j) { return j * (n / k) + (j < n % k ? j : n % k); }
 
+// A unit of the batch loop (loop 2): sample piece x ofmap-row piece x ofmap-column piece, in
+// that order (NB x TH x TW units): samples [n0, n1), rows [r0, r1), columns [q0, q1).
+struct BatchUnit {
+  i64 n0 = 0, n1 = 0, r0 = 0, r1 = 0, q0 = 0, q1 = 0;
+};
+BatchUnit batch_unit(i64 u) {
+  const i64 s = u / (TH * TW), th = u / TW % TH, tw = u % TW;
+  BatchUnit b;
+  b.n0 = piece_begin(N, NB, s);
+  b.n1 = b.n0 + piece(N, NB, s);
+  b.r0 = piece_begin(EH, TH, th);
+  b.r1 = b.r0 + piece(EH, TH, th);
+  b.q0 = piece_begin(EW, TW, tw);
+  b.q1 = b.q0 + piece(EW, TW, tw);
+  return b;
+}
+
 // What the units [lo[l], hi[l]) of each loop hold: input channels (loop 0), output channels
-// (loop 1), (sample, row fold) units (loop 2), and the ifmap words one channel of those units
-// reads (a fold's rows with their halo) and the ofmap words one channel of them writes.
+// (loop 1), batch units (loop 2), and the ifmap words one channel of those units reads (each
+// unit's samples x its rows and columns with their halo) and the ofmap words one channel of
+// them writes. The halo is the model's linear one, R + (rows - 1) * U per piece, also for an
+// empty piece (more pieces than rows; docs/emit.md).
 struct Span {
   i64 c = 0, m = 0, units = 0, bin = 0, bout = 0;
 };
@@ -40,9 +59,10 @@ Span span_of(const i64* lo, const i64* hi) {
   for (i64 u = lo[1]; u < hi[1]; ++u) s.m += piece(M, MU, u);
   s.units = hi[2] - lo[2];
   for (i64 u = lo[2]; u < hi[2]; ++u) {
-    const i64 rows = piece(EH, FOLD_W, u % FOLD_W);
-    s.bin += (RH + (rows - 1) * UH) * WI;
-    s.bout += rows * EW;
+    const BatchUnit b = batch_unit(u);
+    const i64 rows = b.r1 - b.r0, cols = b.q1 - b.q0;
+    s.bin += (b.n1 - b.n0) * (RH + (rows - 1) * UH) * (RW + (cols - 1) * UW);
+    s.bout += (b.n1 - b.n0) * rows * cols;
   }
   return s;
 }
@@ -108,24 +128,24 @@ i64 itcn_words(int d, const i64* lo, const i64* hi) {
 
 // Conv's unit pass as a plain loop over its channels and rows (loop-nest target).
 inline constexpr const char* kConvUnitPass = R"(
-// One unit pass: input-channel piece ci, output-channel piece co, (sample, row fold) cb.
+// One unit pass: input-channel piece ci, output-channel piece co, batch unit cb.
 void unit_pass(i64 ci, i64 co, i64 cb) {
-  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const BatchUnit b = batch_unit(cb);
   const i64 c0 = piece_begin(C, CU, ci), c1 = c0 + piece(C, CU, ci);
   const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
-  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
-  for (i64 m = m0; m < m1; ++m)
-    for (i64 c = c0; c < c1; ++c)
-      for (i64 r = r0; r < r1; ++r)
-        for (i64 q = 0; q < EW; ++q) {
-          i64 acc = 0;
-          for (i64 fr = 0; fr < RH; ++fr)
-            for (i64 fq = 0; fq < RW; ++fq)
-              acc += static_cast<i64>(ifmap[ifmap_index(n, c, r * UH + fr, q * UW + fq)]) *
-                     filter[filter_index(m, c, fr, fq)];
-          ofmap[((n * M + m) * EH + r) * EW + q] += acc;
-        }
-  macs += (m1 - m0) * (c1 - c0) * (r1 - r0) * EW * RH * RW;
+  for (i64 n = b.n0; n < b.n1; ++n)
+    for (i64 m = m0; m < m1; ++m)
+      for (i64 c = c0; c < c1; ++c)
+        for (i64 r = b.r0; r < b.r1; ++r)
+          for (i64 q = b.q0; q < b.q1; ++q) {
+            i64 acc = 0;
+            for (i64 fr = 0; fr < RH; ++fr)
+              for (i64 fq = 0; fq < RW; ++fq)
+                acc += static_cast<i64>(ifmap[ifmap_index(n, c, r * UH + fr, q * UW + fq)]) *
+                       filter[filter_index(m, c, fr, fq)];
+            ofmap[((n * M + m) * EH + r) * EW + q] += acc;
+          }
+  macs += (b.n1 - b.n0) * (m1 - m0) * (c1 - c0) * (b.r1 - b.r0) * (b.q1 - b.q0) * RH * RW;
 }
 )";
 
@@ -220,6 +240,12 @@ i64 itcn_words(int d, const i64* lo, const i64* hi) {
 }
 )";
 
+// The systolic array's bus words (loop-nest target): a fill's words cross it once, as the
+// model counts (its array-bus accesses are its GBUF accesses).
+inline constexpr const char* kSystolicBusFormula = R"(
+i64 itcn_words(int d, const i64* lo, const i64* hi) { return tile_words(d, lo, hi); }
+)";
+
 // The naive layer of the channel-wise kinds (depthwise, local regions): each output channel m
 // reads only its own inputs (output_at, MACS_PER_OUTPUT of the kind).
 inline constexpr const char* kChannelwiseNaive = R"(
@@ -235,13 +261,14 @@ void naive_layer() {
 inline constexpr const char* kChannelwisePass = R"(
 void unit_pass(i64 ci, i64 co, i64 cb) {
   (void)ci;
-  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const BatchUnit b = batch_unit(cb);
   const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
-  const i64 r0 = piece_begin(EH, FOLD_W, f), r1 = r0 + piece(EH, FOLD_W, f);
-  for (i64 m = m0; m < m1; ++m)
-    for (i64 r = r0; r < r1; ++r)
-      for (i64 q = 0; q < EW; ++q) ofmap[((n * M + m) * EH + r) * EW + q] += output_at(n, m, r, q);
-  macs += (m1 - m0) * (r1 - r0) * EW * MACS_PER_OUTPUT;
+  for (i64 n = b.n0; n < b.n1; ++n)
+    for (i64 m = m0; m < m1; ++m)
+      for (i64 r = b.r0; r < b.r1; ++r)
+        for (i64 q = b.q0; q < b.q1; ++q)
+          ofmap[((n * M + m) * EH + r) * EW + q] += output_at(n, m, r, q);
+  macs += (b.n1 - b.n0) * (m1 - m0) * (b.r1 - b.r0) * (b.q1 - b.q0) * MACS_PER_OUTPUT;
 }
 )";
 
@@ -257,6 +284,8 @@ struct Buffer {
   i64 key = -1;
   i64 words = 0;
   i64 max_words = 0;
+  double distinct_words = 0;  // words of the distinct tiles, and their count
+  i64 distinct = 0;
   i64 fills = 0;
   double reads = 0, writes = 0;
   // The same moves in array-bus words (level 1 only: what crosses the bus into the PEs).
@@ -267,9 +296,14 @@ struct Buffer {
   bool touch(i64 new_key, i64 tile, i64 new_words) {
     if (new_key == key) return false;
     drain();
-    reading = !rw || seen[static_cast<std::size_t>(tile)];
+    const bool first = !seen[static_cast<std::size_t>(tile)];
+    reading = !rw || !first;
     if (reading) reads += static_cast<double>(new_words);
-    if (rw) seen[static_cast<std::size_t>(tile)] = 1;
+    if (first) {
+      seen[static_cast<std::size_t>(tile)] = 1;
+      distinct_words += static_cast<double>(new_words);
+      ++distinct;
+    }
     key = new_key;
     words = new_words;
     bus_words = 0;
@@ -388,11 +422,12 @@ void pe_array(const i64* x2, i64 ci, i64 co, i64 cb, bool compute) {
       if (!RELATED[d][l] && x2[l] != 0) count[d] = false;
   }
   if (!compute && !count[FIL] && !count[IFM] && !count[OFM]) return;
-  const i64 n = cb / FOLD_W, f = cb % FOLD_W;
+  const BatchUnit b = batch_unit(cb);  // row stationary: one sample, a fold's rows, every column
+  const i64 n = b.n0;
   // Conv replicas are (input, output) channel pairs; the channel-wise kinds' are channels.
   const i64 c0 = CONV_KERNEL ? piece_begin(C, CU, ci) : 0, cp = CONV_KERNEL ? piece(C, CU, ci) : 1;
   const i64 m0 = piece_begin(M, MU, co), mp = piece(M, MU, co);
-  const i64 r0 = piece_begin(EH, FOLD_W, f), rows = piece(EH, FOLD_W, f);
+  const i64 r0 = b.r0, rows = b.r1 - b.r0;
   static i64 psum[REPL_O][FLPE_W][EW];  // per output replica and PE column: an ofmap row's sums
 #pragma HLS ARRAY_PARTITION variable=psum complete dim=1
   for (i64 ro = 0; ro < REPL_O; ++ro)
@@ -516,14 +551,31 @@ inline constexpr const char* kProgramTail = R"(
                 itcn_ok ? "" : "  MISMATCH");
     ok = ok && dram_ok && gbuf_ok && itcn_ok;
     // Buffers as the model sizes them: the largest tile must fit (GBUF: this node's share of
-    // a sharing group holds 1/SUBGROUP of it).
+    // a sharing group holds 1/SUBGROUP of it). The systolic mapping sizes a buffer for the mean
+    // piece of an uneven split (floats), and the reference's idivc, (x + 1 - 1) // 1, floors a
+    // fractional size: there the mean tile's whole words must fit, and a larger tile is a note
+    // (docs/emit.md).
     const double cap = MODEL_GBUF_WORDS[d] * static_cast<double>(SUBGROUP[d]);
-    const bool fits = !STORED[d] || static_cast<double>(b0.max_words) * share <= cap;
-    std::printf("FIT GBUF %s largest_tile=%lld model_size=%.17g%s\n", CATEGORY[d],
-                static_cast<long long>(STORED[d] ? b0.max_words : 0), STORED[d] ? cap : 0.0,
-                fits ? "" : "  OVERFLOW");
+    const double largest = static_cast<double>(b0.max_words) * share;
+    const double mean = b0.distinct ? b0.distinct_words / static_cast<double>(b0.distinct) * share : 0;
+    const bool fits = !STORED[d] || (SIZED_BY_MEAN ? std::floor(mean) : largest) <= cap;
+    std::printf("FIT GBUF %s largest_tile=%lld", CATEGORY[d],
+                static_cast<long long>(STORED[d] ? b0.max_words : 0));
+    if (SIZED_BY_MEAN) std::printf(" mean_tile=%.17g", STORED[d] ? mean : 0.0);
+    std::printf(" model_size=%.17g%s\n", STORED[d] ? cap : 0.0, fits ? "" : "  OVERFLOW");
+    if (SIZED_BY_MEAN && STORED[d] && largest > cap)
+      std::printf("NOTE GBUF %s: the largest tile exceeds the model's size, which is the mean's\n",
+                  CATEGORY[d]);
     ok = ok && fits;
   }
+  // More position pieces than ofmap rows or columns (the systolic mapping's folds): the model
+  // charges an empty piece the linear halo RH - UH rows (RW - UW columns), which the program's
+  // ifmap words follow (span_of); a loop nest that skipped it would read none.
+  if (TH > EH || TW > EW)
+    std::printf("NOTE IFM: %lld of %lld row pieces and %lld of %lld column pieces are empty; "
+                "counted with the model's halo of RH - UH rows (RW - UW columns) each\n",
+                static_cast<long long>(TH > EH ? TH - EH : 0), static_cast<long long>(TH),
+                static_cast<long long>(TW > EW ? TW - EW : 0), static_cast<long long>(TW));
   if (IFM_INPUTS > 1)
     std::printf("NOTE IFM counted / %lld: the model counts one of the %lld inputs per channel\n",
                 static_cast<long long>(IFM_INPUTS), static_cast<long long>(IFM_INPUTS));

@@ -84,6 +84,23 @@ check_dir "$work/mobile"
   --layer dep_conv13_back --layer pooling13_back 2>/dev/null
 check_dir "$work/mobile_hls" "$hls_flags"
 
+# The systolic mapping (edge_systolic, as the inference jobs use it): conv1_a has more position
+# pieces than ofmap rows and tiles above the model's mean-piece size (notes, not failures).
+"$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network alex_net --hardware edge_systolic \
+  --batch 1 --options inference --emit "$work/systolic" --emit-layer conv1_a --emit-layer conv2_a \
+  --emit-layer pool2_a --emit-layer fc1 >/dev/null
+check_dir "$work/systolic" "$hls_flags"
+"$CXX" -O2 -w -o "$work/prog" "$work/systolic/conv1_a.cpp"
+"$work/prog" | grep -q "NOTE IFM: 40 of 95 row pieces"
+# The HLS target writes the row-stationary array only: a systolic layer is refused by name.
+if err=$("$KAPLA" --data-dir "$DATA" schedule -q --strategy K --network alex_net \
+  --hardware edge_systolic --batch 1 --options inference --emit "$work/sys_hls" \
+  --emit-target hls --emit-layer fc1 2>&1 >/dev/null); then
+  echo "a systolic layer was emitted for the HLS target"; exit 1
+fi
+[[ $(wc -l <<<"$err") -eq 1 && $err == error:*systolic* ]] || { echo "not one error line: $err"; exit 1; }
+echo "refused: $err"
+
 # Two layer names with one file stem ("a/b", "a_b"): both written, the second with a suffix.
 cat >"$work/clash.json" <<'NET'
 {"name": "clash", "source": "emit test", "input": {"nofm": 64, "sofm": 1}, "externals": [],

@@ -2,10 +2,13 @@
 #include "schedule/network_search.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -51,6 +54,26 @@ void keep_tops(std::vector<NetworkScheme>& v, model::Goal goal, int ntops) {
   }
   v = std::move(out);
 }
+
+// One strategy call, shared by every request for the same conditions (the layer-search
+// cache); made once even when pairs are solved concurrently.
+struct LayerCall {
+  std::once_flag once;
+  std::size_t layer = 0;
+  LayerResults results;
+  search::LayerSearchStats stats;
+  bool stopped = false;        // the strategy saw the stop: its partial answer is not used
+  std::string infeasible_key;  // it found nothing: the problem's key without the layout
+  bool accounted = false;      // counted by Searcher::commit (on the calling thread)
+};
+
+// What solving one (segment, constraint) pair asked of the strategy, in order. The search
+// counts it (Searcher::commit) in pair order, so its statistics and network curve do not
+// depend on which thread made a shared call first.
+struct PairLog {
+  int threads = 1;  // the strategy's threads for this pair's layer searches
+  std::vector<std::shared_ptr<LayerCall>> calls;
+};
 
 class Searcher {
  public:
@@ -98,7 +121,10 @@ class Searcher {
   /// the layers left, is worse than cut->threshold (then so is every scheme of the pair).
   std::optional<std::vector<NetworkScheme>> constraint_search(
       const PipelineSegment& seg, const SegmentConstraint& c,
-      const std::vector<NetworkScheme>& prev, const PairCut* cut = nullptr);
+      const std::vector<NetworkScheme>& prev, const PairCut* cut, PairLog& log);
+  /// Solves `jobs` pairs, concurrently when there are threads for it; job(i, log) solves the
+  /// i-th. Then counts their strategy calls in job order.
+  void solve_pairs(std::size_t jobs, const std::function<void(std::size_t, PairLog&)>& job);
   /// Drops the schemes over the segment time-overhead limit.
   std::vector<NetworkScheme> within_overhead(std::vector<NetworkScheme> v) const;
   const std::vector<NetworkScheme>& prefix_of(const PipelineSegment& seg) const {
@@ -113,8 +139,13 @@ class Searcher {
   std::vector<NetworkScheme> layer_search(std::size_t layer, const mapping::Resource& resource,
                                           const SegmentLayerConstraint& cstr, int sp, int tm,
                                           const std::optional<mapping::NodeRegion>& fwd_region,
-                                          const std::vector<NetworkScheme>& prev);
-  LayerResults search_layer(std::size_t layer, const pricing::LayerProblem& problem);
+                                          const std::vector<NetworkScheme>& prev, PairLog& log);
+  LayerResults search_layer(std::size_t layer, const pricing::LayerProblem& problem, PairLog& log);
+  void run_call(LayerCall& call, std::size_t layer, const pricing::LayerProblem& problem,
+                int threads);
+  /// Counts a pair's strategy calls (the first request of a call is a layer search, the
+  /// others cache hits) and records what they found infeasible.
+  void commit(const PairLog& log);
   /// Adds one strategy call's statistics to the totals and the network curve.
   void account(std::size_t layer, const search::LayerSearchStats& st);
   /// Runs strategy.prepare_many on the problems (all threads) into the memo.
@@ -135,7 +166,8 @@ class Searcher {
   bool use_bounds_;  // after use_frontier_
   std::vector<NetworkScheme> tops_none_;
   std::vector<std::vector<NetworkScheme>> tops_;  // per position in ordered_
-  std::map<std::string, LayerResults> cache_;
+  std::mutex cache_mu_;  // guards cache_ (the calls themselves are made once each)
+  std::map<std::string, std::shared_ptr<LayerCall>> cache_;
   /// With bound pruning and strategy_.empty_means_infeasible(): problem keys without the
   /// layout whose search found nothing.
   std::set<std::string> infeasible_;
@@ -149,12 +181,46 @@ class Searcher {
   double seconds_ = 0;
   std::vector<std::optional<search::AnytimePoint>> layer_best_;
   std::size_t layers_with_best_ = 0;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_ = false;
 };
 
 bool Searcher::stop_now() {
   if (!stopped_ && opts_.stop && opts_.stop()) stopped_ = true;
   return stopped_;
+}
+
+void Searcher::commit(const PairLog& log) {
+  for (const auto& call : log.calls) {
+    if (call->accounted) {
+      ++stats_.cache_hits;
+      continue;
+    }
+    call->accounted = true;
+    ++stats_.layer_searches;
+    account(call->layer, call->stats);
+    if (!call->infeasible_key.empty()) infeasible_.insert(call->infeasible_key);
+  }
+}
+
+void Searcher::solve_pairs(std::size_t jobs,
+                           const std::function<void(std::size_t, PairLog&)>& job) {
+  const int threads = static_cast<int>(std::min<std::size_t>(std::max(opts_.num_threads, 1), jobs));
+  std::vector<PairLog> logs(jobs);
+  // With several pairs, each thread solves whole pairs and the strategy runs single-threaded
+  // inside them; a lone pair gets the threads inside the strategy.
+  for (auto& l : logs) l.threads = threads > 1 ? 1 : opts_.num_threads;
+  std::vector<std::exception_ptr> errors(jobs);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (std::size_t i = 0; i < jobs; ++i) {
+    try {
+      job(i, logs[i]);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (const auto& l : logs) commit(l);
 }
 
 void Searcher::account(std::size_t layer, const search::LayerSearchStats& st) {
@@ -199,40 +265,50 @@ void Searcher::prepare_all(const std::vector<pricing::LayerProblem>& problems) {
   strategy_.prepare_many(problems, ctx);
 }
 
-LayerResults Searcher::search_layer(std::size_t layer, const pricing::LayerProblem& problem) {
+LayerResults Searcher::search_layer(std::size_t layer, const pricing::LayerProblem& problem,
+                                    PairLog& log) {
   if (stop_now()) return {};
-  std::string key;
+  std::shared_ptr<LayerCall> call;
   if (opts_.cache_layer_searches) {
-    key = pricing::problem_key(problem, true);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-      ++stats_.cache_hits;
-      return it->second;
-    }
+    const auto key = pricing::problem_key(problem, true);
+    const std::lock_guard<std::mutex> lock(cache_mu_);
+    auto& slot = cache_[key];
+    if (!slot) slot = std::make_shared<LayerCall>();
+    call = slot;
+  } else {
+    call = std::make_shared<LayerCall>();
   }
-  ++stats_.layer_searches;
+  std::call_once(call->once, [&] { run_call(*call, layer, problem, log.threads); });
+  log.calls.push_back(call);
+  if (call->stopped) return {};
+  return call->results;
+}
+
+void Searcher::run_call(LayerCall& call, std::size_t layer, const pricing::LayerProblem& problem,
+                        int threads) {
   search::SearchContext ctx;
-  ctx.num_threads = opts_.num_threads;
+  ctx.num_threads = threads;
   ctx.memo = &memo_;
-  search::LayerSearchStats st;
-  ctx.stats = &st;
+  ctx.stats = &call.stats;
   ctx.stop = stop_or_null();
+  call.layer = layer;
   auto found = strategy_.search(problem, ctx);
-  account(layer, st);
-  // A strategy that saw the stop returned early with a partial answer: neither used nor cached.
-  if (stop_now()) return {};
-  if (found.empty() && use_bounds_ && strategy_.empty_means_infeasible()) {
-    infeasible_.insert(pricing::problem_key(problem, false));
+  // A strategy that saw the stop returned early with a partial answer: not used.
+  if (stop_now()) {
+    call.stopped = true;
+    return;
   }
-  LayerResults out;
-  for (auto& r : found) out.push_back(std::make_shared<const pricing::LayerSchedule>(std::move(r)));
-  if (opts_.cache_layer_searches) cache_.emplace(std::move(key), out);
-  return out;
+  if (found.empty() && use_bounds_ && strategy_.empty_means_infeasible()) {
+    call.infeasible_key = pricing::problem_key(problem, false);
+  }
+  for (auto& r : found)
+    call.results.push_back(std::make_shared<const pricing::LayerSchedule>(std::move(r)));
 }
 
 std::vector<NetworkScheme> Searcher::layer_search(
     std::size_t layer, const mapping::Resource& resource, const SegmentLayerConstraint& cstr,
     int sp, int tm, const std::optional<mapping::NodeRegion>& fwd_region,
-    const std::vector<NetworkScheme>& prev) {
+    const std::vector<NetworkScheme>& prev, PairLog& log) {
   std::vector<NetworkScheme> out;
   pricing::LayerConstraint constraint;
   constraint.topbat = cstr.topbat;
@@ -267,7 +343,7 @@ std::vector<NetworkScheme> Searcher::layer_search(
     problem.constraint = constraint;
     problem.costs = opts_.costs;
     problem.options = opts_.options;
-    const auto results = search_layer(layer, problem);
+    const auto results = search_layer(layer, problem, log);
     for (const auto& r : results) {
       NetworkScheme s = p;
       if (r->sched_seq == problem.sched_seq) {
@@ -326,7 +402,10 @@ std::vector<NetworkScheme> Searcher::segment_search(
       if (dominated) continue;
     }
     ++stats_.constraints_searched;
-    auto cur = *constraint_search(seg, c, prev);
+    std::vector<NetworkScheme> cur;
+    solve_pairs(1, [&](std::size_t, PairLog& log) {
+      cur = *constraint_search(seg, c, prev, nullptr, log);
+    });
     if (opts_.pair_report) {
       report(seg, c, static_cast<std::size_t>(&c - constraints.data()), prev, cur);
     }
@@ -342,7 +421,7 @@ std::vector<NetworkScheme> Searcher::segment_search(
 
 std::optional<std::vector<NetworkScheme>> Searcher::constraint_search(
     const PipelineSegment& seg, const SegmentConstraint& c, const std::vector<NetworkScheme>& prev,
-    const PairCut* cut) {
+    const PairCut* cut, PairLog& log) {
   std::vector<NetworkScheme> cur = prev;
   std::vector<std::size_t> done;  // the segment's layers scheduled so far
   for (std::size_t sp = 0; sp < seg.size(); ++sp) {
@@ -364,7 +443,7 @@ std::optional<std::vector<NetworkScheme>> Searcher::constraint_search(
       }
       const SegIndex idx{static_cast<int>(sp), static_cast<int>(tm)};
       cur = layer_search(seg.layers()[sp][tm], seg.allocation()[sp][tm], c.layers[sp][tm], idx.sp,
-                         idx.tm, seg.forward_region(idx), cur);
+                         idx.tm, seg.forward_region(idx), cur, log);
       done.push_back(seg.layers()[sp][tm]);
     }
   }
@@ -462,35 +541,59 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
   };
   std::vector<std::vector<std::vector<NetworkScheme>>> results(segments.size());
   for (std::size_t j = 0; j < segments.size(); ++j) results[j].resize(cstrs[j]->size());
-  for (const auto& p : pairs) {
-    if (stopped_) break;
-    std::optional<PairCut> cut;
-    if (ntops > 0 && found.size() >= ntops) {
-      cut = PairCut{&p.bound, ntops_th_best()};
-      const auto& t = cut->threshold;
-      const auto& b = p.bound.total;
-      if (model::goal_less(t.first, t.second, b.first, b.second, goal)) {
-        ++stats_.pairs_bounded_out;
+  // Waves of opts_.pair_wave pairs in bound order: each wave's pairs are skipped, cut and
+  // solved against the threshold of the waves before it, so they are independent (solved
+  // concurrently with threads) and what is solved does not depend on the thread count.
+  const std::size_t wave = std::max<std::size_t>(opts_.pair_wave, 1);
+  for (std::size_t first = 0; first < pairs.size() && !stopped_; first += wave) {
+    std::optional<std::pair<double, double>> threshold;
+    if (ntops > 0 && found.size() >= ntops) threshold = ntops_th_best();
+    struct Job {
+      const Pair* pair = nullptr;
+      std::optional<PairCut> cut;
+      std::optional<std::vector<NetworkScheme>> schemes;
+    };
+    std::vector<Job> jobs;
+    for (std::size_t i = first; i < std::min(first + wave, pairs.size()); ++i) {
+      const auto& p = pairs[i];
+      if (threshold) {
+        const auto& t = *threshold;
+        const auto& b = p.bound.total;
+        if (model::goal_less(t.first, t.second, b.first, b.second, goal)) {
+          ++stats_.pairs_bounded_out;
+          continue;
+        }
+      }
+      if (known_infeasible(*segments[p.seg], (*cstrs[p.seg])[p.cstr])) {
+        ++stats_.pairs_known_infeasible;
         continue;
       }
+      Job j;
+      j.pair = &p;
+      if (threshold) j.cut = PairCut{&p.bound, *threshold};
+      jobs.push_back(std::move(j));
     }
-    const auto& seg = *segments[p.seg];
-    if (known_infeasible(seg, (*cstrs[p.seg])[p.cstr])) {
-      ++stats_.pairs_known_infeasible;
-      continue;
+    solve_pairs(jobs.size(), [&](std::size_t i, PairLog& log) {
+      auto& j = jobs[i];
+      const auto& seg = *segments[j.pair->seg];
+      j.schemes = constraint_search(seg, (*cstrs[j.pair->seg])[j.pair->cstr], prefix_of(seg),
+                                    j.cut ? &*j.cut : nullptr, log);
+    });
+    if (stopped_) break;
+    for (auto& j : jobs) {
+      ++stats_.constraints_searched;
+      if (!j.schemes) {
+        ++stats_.pairs_cut_short;
+        continue;
+      }
+      const auto& p = *j.pair;
+      auto& cur = *j.schemes;
+      if (opts_.pair_report)
+        report(*segments[p.seg], (*cstrs[p.seg])[p.cstr], p.cstr, prefix_of(*segments[p.seg]), cur);
+      auto ok = within_overhead(std::move(cur));
+      for (const auto& s : ok) found.emplace_back(s.total_cost(), s.total_time());
+      results[p.seg][p.cstr] = std::move(ok);
     }
-    ++stats_.constraints_searched;
-    const auto& prev = prefix_of(seg);
-    auto searched = constraint_search(seg, (*cstrs[p.seg])[p.cstr], prev, cut ? &*cut : nullptr);
-    if (!searched) {
-      ++stats_.pairs_cut_short;
-      continue;
-    }
-    auto& cur = *searched;
-    if (opts_.pair_report) report(seg, (*cstrs[p.seg])[p.cstr], p.cstr, prev, cur);
-    auto ok = within_overhead(std::move(cur));
-    for (const auto& s : ok) found.emplace_back(s.total_cost(), s.total_time());
-    results[p.seg][p.cstr] = std::move(ok);
   }
   // Each segment's schemes in constraint order, as segment_search would have them.
   std::vector<std::vector<NetworkScheme>> out(segments.size());

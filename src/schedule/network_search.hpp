@@ -60,6 +60,11 @@ struct NetworkSearchOptions {
   /// those of the full search. Ignored with the constraint frontier (whose skips depend on
   /// which constraints were solved).
   bool bound_pruning = false;
+  /// With bound_pruning: pairs are taken in waves of this many (in bound order), each wave
+  /// against the best schemes of the waves before it, and a wave's pairs are solved
+  /// concurrently with num_threads. The schemes kept do not depend on it (the pruning is
+  /// exact); which pairs are solved does, and not on the thread count. 1 = one pair at a time.
+  std::size_t pair_wave = 4;
   /// Test hook: called after each solved pair (computes the bounds even without
   /// bound_pruning); empty = none.
   std::function<void(const PairReport&)> pair_report;

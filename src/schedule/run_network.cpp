@@ -29,6 +29,7 @@ NetworkSearchResult run_network(const model::Network& net, const mapping::Resour
   nso.constraint_frontier =
       pruning.constraint_frontier || options.cost_model == model::CostModelVariant::Tangram;
   nso.bound_pruning = pruning.bound_pruning;
+  nso.pair_wave = pruning.pair_wave;
   nso.segment_filter = segment_filter_of(pruning, net, batch, costs, options);
   nso.stop = controls.stop;
   nso.progress = controls.progress;

@@ -126,17 +126,24 @@ std::string memo_key(const pricing::LayerProblem& p) {
   return "exhaustive/per-node|" + problem_key(p, false);
 }
 
-// The per-node result, from the memo when there is one.
+// The per-node result, from the memo when there is one (made once per key even when layer
+// searches run concurrently; a stopped one is partial and not kept).
 std::shared_ptr<const PerNode> per_node(const pricing::LayerProblem& p, const SearchContext& ctx) {
-  std::string key;
-  if (ctx.memo) {
-    key = memo_key(p);
-    if (auto hit = ctx.memo->find(key)) return std::static_pointer_cast<const PerNode>(hit);
+  std::shared_ptr<PerNode> made;
+  auto make = [&] {
+    made = plan_per_node(p);
+    run_plans({{made.get(), &p}}, ctx);
+  };
+  if (!ctx.memo) {
+    make();
+    return made;
   }
-  auto pn = plan_per_node(p);
-  run_plans({{pn.get(), &p}}, ctx);
-  if (ctx.memo && !ctx.stop_requested()) ctx.memo->put(key, pn);  // a stopped one is partial
-  return pn;
+  const auto v = ctx.memo->get_or_make(memo_key(p), [&]() -> std::shared_ptr<const void> {
+    make();
+    if (ctx.stop_requested()) return nullptr;
+    return made;
+  });
+  return v ? std::static_pointer_cast<const PerNode>(v) : made;
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ struct InterLayerPruning {
   /// The network search's exact branch and bound over (segment, constraint) pairs
   /// (schedule::NetworkSearchOptions::bound_pruning): the same schemes with fewer solves.
   bool bound_pruning = false;
+  /// Pairs per wave of that branch and bound (NetworkSearchOptions::pair_wave).
+  std::size_t pair_wave = 4;
 
   bool empty() const {
     return !constraint_may_fit && !select_segments && !constraint_frontier && !bound_pruning;

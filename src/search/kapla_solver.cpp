@@ -32,21 +32,16 @@ kapla::CostOracle oracle_for(const pricing::LayerProblem& problem, SearchMemo* m
       "kapla.placements|" + pricing::problem_key(unconstrained, true);
   using Setups = pricing::FixedSchemeEvaluator::SharedSetups;
   using Placements = pricing::FixedSchemeEvaluator::SharedPlacements;
-  const auto setups = memo->find(setups_key);
-  if (!setups) {
-    kapla::CostOracle oracle(problem);
-    memo->put(setups_key, std::make_shared<const Setups>(oracle.shared_setups()));
-    memo->put(placements_key, std::make_shared<const Placements>(oracle.shared_placements()));
-    return oracle;
-  }
-  const auto placements = memo->find(placements_key);
-  kapla::CostOracle oracle(
-      problem, *std::static_pointer_cast<const Setups>(setups),
-      placements ? *std::static_pointer_cast<const Placements>(placements) : nullptr);
-  if (!placements) {
-    memo->put(placements_key, std::make_shared<const Placements>(oracle.shared_placements()));
-  }
-  return oracle;
+  // Made once per key even when solves run concurrently (SearchMemo::get_or_make).
+  const auto setups = std::static_pointer_cast<const Setups>(memo->get_or_make(setups_key, [&] {
+    return std::make_shared<const Setups>(kapla::CostOracle(problem).shared_setups());
+  }));
+  const auto placements =
+      std::static_pointer_cast<const Placements>(memo->get_or_make(placements_key, [&] {
+        return std::make_shared<const Placements>(
+            kapla::CostOracle(problem, *setups, nullptr).shared_placements());
+      }));
+  return kapla::CostOracle(problem, *setups, *placements);
 }
 
 }  // namespace
@@ -112,6 +107,7 @@ InterLayerPruning KaplaSolver::inter_layer_pruning() const {
   }
   p.constraint_frontier = opts_.constraint_frontier;
   p.bound_pruning = opts_.bound_pruning;
+  p.pair_wave = static_cast<std::size_t>(opts_.pair_wave);
   return p;
 }
 
@@ -149,6 +145,7 @@ void validate(const KaplaSolverOptions& o) {
     throw InputError("capacity_factor: must be in (0, 1]");
   }
   if (!(o.segment_margin >= 0)) throw InputError("segment_margin: must be >= 0");
+  if (o.pair_wave < 1 || o.pair_wave > 4096) throw InputError("pair_wave: must be in [1, 4096]");
 }
 
 StrategyEntry kapla_solver_entry() {
@@ -162,7 +159,7 @@ StrategyEntry kapla_solver_entry() {
   e.parse = [](const ParamSource& src) {
     src.allow({"inter_layer_pruning", "fallback", "reserved_retry", "capacity_factor",
                "segment_selection", "segment_margin", "constraint_frontier", "refinement",
-               "bound_pruning"});
+               "bound_pruning", "pair_wave"});
     KaplaSolverOptions o;
     if (src.has("segment_selection")) o.segment_selection = src.boolean("segment_selection");
     if (src.has("constraint_frontier")) o.constraint_frontier = src.boolean("constraint_frontier");
@@ -177,6 +174,7 @@ StrategyEntry kapla_solver_entry() {
     }
     if (src.has("inter_layer_pruning")) o.inter_layer_pruning = src.boolean("inter_layer_pruning");
     if (src.has("bound_pruning")) o.bound_pruning = src.boolean("bound_pruning");
+    if (src.has("pair_wave")) o.pair_wave = src.integer("pair_wave");
     if (src.has("fallback")) o.fallback = src.boolean("fallback");
     if (src.has("reserved_retry")) o.reserved_retry = src.boolean("reserved_retry");
     if (src.has("capacity_factor")) o.capacity_factor = src.number("capacity_factor");
@@ -197,6 +195,7 @@ StrategyEntry kapla_solver_entry() {
             {"strategy.segment_margin", number_text(o.segment_margin)},
             {"strategy.constraint_frontier", flag_text(o.constraint_frontier)},
             {"strategy.bound_pruning", flag_text(o.bound_pruning)},
+            {"strategy.pair_wave", std::to_string(o.pair_wave)},
             {"strategy.refinement", o.refinement == kapla::Refinement::paper() ? "paper"
                                     : o.refinement == kapla::Refinement{}      ? "kapla"
                                                                                : "custom"}};

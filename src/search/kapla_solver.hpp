@@ -33,6 +33,9 @@ struct KaplaSolverOptions {
   /// Exact branch and bound over (segment, constraint) pairs (InterLayerPruning::
   /// bound_pruning, docs/kapla_inter_layer.md §6): same result, fewer pairs solved.
   bool bound_pruning = true;
+  /// With bound_pruning: pairs per wave (schedule::NetworkSearchOptions::pair_wave; the
+  /// schedule does not depend on it, the pairs solved do, the thread count does not).
+  std::int64_t pair_wave = 4;
   /// K's steps beyond the paper (docs/kapla.md §4); Refinement::paper() = the paper's greedy.
   kapla::Refinement refinement{};
   friend bool operator==(const KaplaSolverOptions&, const KaplaSolverOptions&) = default;

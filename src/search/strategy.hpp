@@ -31,11 +31,23 @@ class SearchMemo {
  public:
   std::shared_ptr<const void> find(const std::string& key) const;
   void put(const std::string& key, std::shared_ptr<const void> value);
+  /// The value under key, else make()'s, kept unless null (a stopped search's partial
+  /// answer). Concurrent requests for one key wait for the one making it, so every request
+  /// after the first finds the value (a hit) whatever the thread timing.
+  std::shared_ptr<const void> get_or_make(const std::string& key,
+                                          const std::function<std::shared_ptr<const void>()>& make);
   std::size_t hits() const;
 
  private:
+  struct Slot {
+    std::mutex mu;  // held while the value is made
+    std::shared_ptr<const void> value;
+  };
+  std::shared_ptr<Slot> slot(const std::string& key, bool create) const;
+  std::shared_ptr<const void> take(Slot& s) const;  // the value, counting a hit; s.mu held
+
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const void>> map_;
+  mutable std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
   mutable std::size_t hits_ = 0;
 };
 

@@ -33,7 +33,8 @@ struct Run {
 
 // K on the network as run_network wires it, with bound_pruning as given; every solved pair's
 // bound is checked against its schemes.
-Run run_k(const model::Network& net, bool bound_pruning) {
+Run run_k(const model::Network& net, bool bound_pruning, std::size_t pair_wave = 4,
+          int threads = 1) {
   const auto hw = test::paper_cloud_hardware();
   const auto options = model::kapla_option_preset("inference");
   search::KaplaSolverOptions ko;
@@ -45,6 +46,8 @@ Run run_k(const model::Network& net, bool bound_pruning) {
   nso.options = options;
   nso.costs = hw.costs;
   nso.bound_pruning = pruning.bound_pruning;
+  nso.pair_wave = pair_wave;
+  nso.num_threads = threads;
   nso.segment_filter = schedule::segment_filter_of(pruning, net, 64, hw.costs, options);
   Run run;
   nso.pair_report = [&](const schedule::PairReport& r) {
@@ -63,6 +66,26 @@ Run run_k(const model::Network& net, bool bound_pruning) {
   return run;
 }
 
+// The same best scheme, to the last bit: totals, every layer's cost, time, segment position
+// and blocking, every segment time.
+void expect_same_best(const schedule::NetworkScheme& a, const schedule::NetworkScheme& b) {
+  EXPECT_EQ(a.total_cost(), b.total_cost());
+  EXPECT_EQ(a.total_time(), b.total_time());
+  EXPECT_EQ(a.order(), b.order());
+  if (a.order() != b.order()) return;
+  for (std::size_t l : a.order()) {
+    EXPECT_EQ(a.get(l)->cost, b.get(l)->cost) << "layer " << l;
+    EXPECT_EQ(a.get(l)->time, b.get(l)->time) << "layer " << l;
+    EXPECT_EQ(a.get(l)->sched_seq, b.get(l)->sched_seq) << "layer " << l;
+    EXPECT_EQ(a.get(l)->tvals, b.get(l)->tvals) << "layer " << l;
+  }
+  EXPECT_EQ(a.segment_timings().size(), b.segment_timings().size());
+  for (std::size_t i = 0; i < std::min(a.segment_timings().size(), b.segment_timings().size());
+       ++i) {
+    EXPECT_EQ(a.segment_timings()[i].time(), b.segment_timings()[i].time());
+  }
+}
+
 // Returns the pruned run's counters.
 schedule::NetworkSearchStats check_network(const std::string& name) {
   SCOPED_TRACE(name);
@@ -78,23 +101,7 @@ schedule::NetworkSearchStats check_network(const std::string& name) {
   EXPECT_EQ(pruned.bound_violations, 0u);
   EXPECT_GT(full.tightest, 0.5);  // not vacuous
   // (b) Exact: the same best scheme, to the last bit.
-  const auto& a = full.result.tops[0];
-  const auto& b = pruned.result.tops[0];
-  EXPECT_EQ(a.total_cost(), b.total_cost());
-  EXPECT_EQ(a.total_time(), b.total_time());
-  EXPECT_EQ(a.order(), b.order());
-  if (a.order() != b.order()) return {};
-  for (std::size_t l : a.order()) {
-    EXPECT_EQ(a.get(l)->cost, b.get(l)->cost) << "layer " << l;
-    EXPECT_EQ(a.get(l)->time, b.get(l)->time) << "layer " << l;
-    EXPECT_EQ(a.get(l)->sched_seq, b.get(l)->sched_seq) << "layer " << l;
-    EXPECT_EQ(a.get(l)->tvals, b.get(l)->tvals) << "layer " << l;
-  }
-  EXPECT_EQ(a.segment_timings().size(), b.segment_timings().size());
-  for (std::size_t i = 0; i < std::min(a.segment_timings().size(), b.segment_timings().size());
-       ++i) {
-    EXPECT_EQ(a.segment_timings()[i].time(), b.segment_timings()[i].time());
-  }
+  expect_same_best(full.result.tops[0], pruned.result.tops[0]);
   // (c) Fewer pairs solved; the full search skips none.
   const auto& fs = full.result.stats;
   const auto& ps = pruned.result.stats;
@@ -126,6 +133,39 @@ TEST(BoundPruning, MoreNetworks) {
   if (!nets) GTEST_SKIP() << "set KAPLA_BOUND_NETS=mobilenet,vgg_net,googlenet,resnet50 (slow)";
   std::stringstream ss(nets);
   for (std::string n; std::getline(ss, n, ',');) check_network(n);
+}
+
+// Pairs solved in waves (NetworkSearchOptions::pair_wave), concurrently on 2 threads: the
+// same best scheme for every wave size and thread count, and for one wave size the same
+// search on 1 and 2 threads: pairs solved, cut short, skipped, strategy calls, cache and memo
+// hits, schemes evaluated (the calls are counted in pair order, whichever thread made them).
+TEST(BoundPruning, PairWavesAndThreadsChangeNoSchedule) {
+  for (const std::string name : {"mlp_l", "lstm_gnmt"}) {
+    SCOPED_TRACE(name);
+    const auto net = test::zoo_network(name);
+    const auto one_by_one = run_k(net, true, 1, 1);
+    ASSERT_FALSE(one_by_one.result.tops.empty());
+    for (const std::size_t wave : {3, 4}) {
+      const auto t1 = run_k(net, true, wave, 1);
+      const auto t2 = run_k(net, true, wave, 2);
+      ASSERT_FALSE(t1.result.tops.empty());
+      ASSERT_FALSE(t2.result.tops.empty());
+      expect_same_best(one_by_one.result.tops[0], t1.result.tops[0]);
+      expect_same_best(t1.result.tops[0], t2.result.tops[0]);
+      const auto& a = t1.result.stats;
+      const auto& b = t2.result.stats;
+      EXPECT_EQ(a.constraints_searched, b.constraints_searched) << "wave " << wave;
+      EXPECT_EQ(a.pairs_cut_short, b.pairs_cut_short) << "wave " << wave;
+      EXPECT_EQ(a.pairs_bounded_out, b.pairs_bounded_out) << "wave " << wave;
+      EXPECT_EQ(a.pairs_known_infeasible, b.pairs_known_infeasible) << "wave " << wave;
+      EXPECT_EQ(a.layer_searches, b.layer_searches) << "wave " << wave;
+      EXPECT_EQ(a.cache_hits, b.cache_hits) << "wave " << wave;
+      EXPECT_EQ(a.memo_hits, b.memo_hits) << "wave " << wave;
+      EXPECT_EQ(a.schemes_evaluated, b.schemes_evaluated) << "wave " << wave;
+      EXPECT_EQ(t1.pairs_reported, t2.pairs_reported) << "wave " << wave;
+      EXPECT_GT(b.constraints_searched, 0u);
+    }
+  }
 }
 
 // K's param turns it off; the frontier (paper option) runs without it.

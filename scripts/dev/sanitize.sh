@@ -30,7 +30,7 @@ echo "sanitize: built in $((built - start)) s" >&2
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # OpenMPI and OpenMP keep allocations for the process lifetime; leak reports from them are noise
 # that would hide ours, so leak checking is left to the unit tests (detect_leaks stays on).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1}
 status=0
 ctest --test-dir "$build_dir" -L "$labels" -LE slow -j "$jobs" --output-on-failure --timeout 3000 || status=$?
 echo "sanitize: tests ($labels) took $(($(date +%s) - built)) s, exit $status" >&2

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -32,12 +33,16 @@ struct ProgramRun {
   std::string output;
 };
 
+// Where this test process writes its programs.
+fs::path program_dir() {
+  return fs::temp_directory_path() / ("kapla_emit_test_" + std::to_string(::getpid()));
+}
+
 // Writes `source`, compiles it with the compiler that built the tests and runs it.
 // `flags`: the warnings (the HLS target must build warning-free, -Werror).
 ProgramRun compile_and_run(const std::string& source, const std::string& name, bool count_only,
                            const std::string& flags = "-w") {
-  const fs::path dir =
-      fs::temp_directory_path() / ("kapla_emit_test_" + std::to_string(::getpid()));
+  const fs::path dir = program_dir();
   fs::create_directories(dir);
   const fs::path src = dir / (name + ".cpp"), exe = dir / name;
   std::ofstream(src) << source;
@@ -57,6 +62,8 @@ ProgramRun compile_and_run(const std::string& source, const std::string& name, b
   if (r.exit_code == 0) {  // a failing program stays for a look (its path is in the output)
     fs::remove(src);
     fs::remove(exe);
+    std::error_code kept;  // the directory goes once it is empty (not if a failure is kept)
+    fs::remove(dir, kept);
   } else {
     r.output += "(source kept: " + src.string() + ")\n";
   }
@@ -292,6 +299,7 @@ TEST(EmitLayerProgram, AWrongModelFigureFails) {
     EXPECT_NE(r.output.substr(at, r.output.find('\n', at) - at).find("MISMATCH"), std::string::npos)
         << r.output;
   }
+  fs::remove_all(program_dir());  // the failures were the point: nothing to keep
 }
 
 TEST(EmitLayerProgram, UnsupportedKindsAreRefusedByName) {

@@ -56,7 +56,9 @@ search::KaplaSolver solver_from_env() {
   return search::KaplaSolver(o);
 }
 
-schedule::NetworkSearchResult run_k(const std::string& name, double* seconds) {
+// The caller holds `net`: the schedules of the result refer to it.
+schedule::NetworkSearchResult run_k(const model::Network& net, const std::string& name,
+                                    double* seconds) {
   const auto hw = cloud();
   model::SearchOptions options;
   options.hw_gbuf_sharing = true;
@@ -65,7 +67,6 @@ schedule::NetworkSearchResult run_k(const std::string& name, double* seconds) {
   options.layer_pipeline_max_degree = 1e10;
   schedule::RunControls controls;
   controls.num_threads = env_threads();
-  const auto net = test::zoo_network(name);
   const auto t = std::chrono::steady_clock::now();
   auto r = schedule::run_network(net, hw, solver_from_env(), options, 64, controls);
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -80,7 +81,8 @@ schedule::NetworkSearchResult run_k(const std::string& name, double* seconds) {
 
 TEST(KaplaNetworks, MlpLBpNotBelowReferenceB) {
   double s = 0;
-  const auto r = run_k("mlp_l_bp", &s);
+  const auto net = test::zoo_network("mlp_l_bp");
+  const auto r = run_k(net, "mlp_l_bp", &s);
   ASSERT_FALSE(r.tops.empty());
   // Reference B (nn_dataflow exhaustive) on the same configuration: 6.9252139461176265e-3 J;
   // reference K: 7.239815131012932e-3 J (kapla-spec.md §12).
@@ -100,7 +102,8 @@ TEST(KaplaNetworks, OtherTrainingNetworks) {
   }
   for (const auto& name : names) {
     double s = 0;
-    EXPECT_FALSE(run_k(name, &s).tops.empty()) << name;
+    const auto net = test::zoo_network(name);
+    EXPECT_FALSE(run_k(net, name, &s).tops.empty()) << name;
   }
 }
 

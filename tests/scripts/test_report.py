@@ -83,6 +83,26 @@ def cell_text(table, row_name, column):
     raise KeyError(row_name)
 
 
+def wait_for_stop_handler(pid, seconds=120):
+    """Waits until process pid catches SIGTERM (Linux /proc; a fixed delay was too short on a
+    loaded machine, and the default action then killed the sweep before it wrote anything)."""
+    if not os.path.isdir("/proc/self"):
+        time.sleep(0.5)
+        return
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                caught = next(int(line.split()[1], 16) for line in f
+                              if line.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            caught = 0
+        if caught & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} never installed its SIGTERM handler")
+
+
 class ReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -111,7 +131,8 @@ class ReportTest(unittest.TestCase):
         # A sweep stopped (SIGTERM) during its first, longest tuple: mlp_s_bp is never run.
         out, proc = sweep(job("stopped", ["googlenet_bp", "mlp_l_bp"], [("cloud", 64)],
                               ["exhaustive"]), wait=False)
-        time.sleep(0.5)  # the handler is installed at once; googlenet_bp takes seconds
+        wait_for_stop_handler(proc.pid)
+        time.sleep(0.5)  # into the first tuple: googlenet_bp takes seconds
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=300)
         cls.stopped = out

@@ -40,7 +40,11 @@ same "$T/ref.h5" "$out"
 # SIGTERM (as Slurm's --signal): clean stop with exit code 4, a valid partial file, then resume.
 out="$T/term.h5"
 "$DRIVER" sweep "$T/job.json" --out "$out" -q & pid=$!
-sleep 0.8
+# After the first tuple is recorded (a fixed delay sent it before any under load).
+for _ in $(seq 600); do
+  compgen -G "$out.parts/*.h5" >/dev/null && break
+  sleep 0.05
+done
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 [[ $rc == 4 ]] || fail "SIGTERM: exit code $rc, expected 4"

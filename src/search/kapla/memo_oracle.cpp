@@ -5,6 +5,21 @@
 
 namespace kapla::search::kapla {
 
+// The value under `key` in `memo`, else make()'s, remembered. Made outside the lock: two
+// threads may make the same one; both get the same answer.
+template <class Map, class Make>
+typename Map::mapped_type MemoOracle::remembered(Map& memo, const typename Map::key_type& key,
+                                                 Make make) const {
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  auto v = make();
+  const std::lock_guard<std::mutex> lock(mu_);
+  memo.emplace(key, v);
+  return v;
+}
+
 MemoOracle::Key MemoOracle::key_of(const CanonicalScheme& s) {
   Key k{};
   const auto part = s.part.flat_key();
@@ -35,15 +50,7 @@ std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
 
 std::optional<Score> MemoOracle::evaluate_on_chip(const CanonicalScheme& s) const {
   if (!on_chip_) return evaluate(s);
-  const auto k = key_of(s);
-  {
-    const std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = on_chip_seen_.find(k); it != on_chip_seen_.end()) return it->second;
-  }
-  const auto sc = on_chip_->evaluate_on_chip(s);
-  const std::lock_guard<std::mutex> lock(mu_);
-  on_chip_seen_.emplace(k, sc);
-  return sc;
+  return remembered(on_chip_seen_, key_of(s), [&] { return on_chip_->evaluate_on_chip(s); });
 }
 
 std::optional<Score> MemoOracle::evaluate_bound(const CanonicalScheme& s, bool on_chip) const {
@@ -74,26 +81,11 @@ std::vector<std::size_t> MemoOracle::nearest_partitions(const PerParallelDim<Phy
     k[i++] = d.h;
     k[i++] = d.w;
   }
-  {
-    const std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = nearest_.find(k); it != nearest_.end()) return it->second;
-  }
-  auto n = inner_.nearest_partitions(want);
-  const std::lock_guard<std::mutex> lock(mu_);
-  nearest_.emplace(k, n);
-  return n;
+  return remembered(nearest_, k, [&] { return inner_.nearest_partitions(want); });
 }
 
 std::vector<NodeNest> MemoOracle::nests(const mapping::PartitionScheme& part) const {
-  const PartKey pk = part.flat_key();
-  {
-    const std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = nests_.find(pk); it != nests_.end()) return it->second;
-  }
-  auto n = inner_.nests(part);
-  const std::lock_guard<std::mutex> lock(mu_);
-  nests_.emplace(pk, n);
-  return n;
+  return remembered(nests_, part.flat_key(), [&] { return inner_.nests(part); });
 }
 
 std::size_t MemoOracle::partitions_priced() const {

@@ -35,7 +35,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-SCHEMA_VERSIONS = (2, 3, 4, 5, 6)  # kOldestReadableSchema .. kResultSchemaVersion
+SCHEMA_VERSIONS = (2, 3, 4, 5, 6, 7)  # kOldestReadableSchema .. kResultSchemaVersion
 ATTR_SCHEMA = "kapla_schema"
 ATTR_JOB_NAME = "job_name"
 ATTR_JOB_FINGERPRINT = "job_fingerprint"
@@ -306,8 +306,9 @@ def check_ranges(name: str, tables: Dict[str, pd.DataFrame]) -> None:
     int64_max = np.iinfo(np.int64).max
     count(t, "batch", 1, MAX_BATCH)
     count(t, "threads", 1, MAX_THREADS)
-    for c in ("evaluated", "valid", "pruned"):
-        count(t, c, 0, int64_max)
+    for c in ("evaluated", "valid", "pruned", "macs"):
+        if c in t:  # macs: version 7
+            count(t, c, 0, int64_max)
     for c in ["total_cost", "energy", "time", "edp", "search_seconds", "cpu_seconds"] + \
             ENERGY_COLUMNS:
         amount(t, c)
@@ -319,6 +320,8 @@ def check_ranges(name: str, tables: Dict[str, pd.DataFrame]) -> None:
     for c in ("energy", "time"):
         amount(layers, c, f"layers.{c}")
     count(layers, "segment", 0, int64_max)
+    if "macs" in layers:
+        count(layers, "macs", 0, int64_max)
     segments = tables["segments"].reset_index(drop=True)
     for c in ("energy", "time"):
         amount(segments, c, f"segments.{c}")

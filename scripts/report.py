@@ -4,10 +4,14 @@
     python3 scripts/report.py RESULTS [RESULTS ...] --out DIR
     python3 scripts/report.py RESULTS [RESULTS ...] --paper PAGE.md [--preface FILE]
 
-RESULTS: results files (.h5, schema version 2 to 5) and/or directories of them. Writes
+RESULTS: results files (.h5, schema version 2 to 7) and/or directories of them. Writes
   DIR/index.md                      links to everything, with the tables inline
-  DIR/tables/<name>.{md,csv,tex}    (a) time_*, (b) quality_*, (c) pruning_*, status
-  DIR/plots/<name>.{png,pdf}        energy breakdown, quality vs time, anytime curves, heatmaps
+  DIR/tables/<name>.{md,csv,tex}    (a) time_*, (b) quality_*, (c) pruning_*, status, and for
+                                    hardware design points codesign_layers_*, codesign_front_*
+  DIR/plots/<name>.{png,pdf}        energy breakdown, quality vs time, anytime curves, heatmaps;
+                                    for design points Pareto fronts (area vs EDP, energy vs
+                                    delay), pJ/MAC per layer, energy over two design axes
+                                    (scripts/kapla_codesign.py; --baseline, --heatmap-axes)
 --paper writes one Markdown page with the KAPLA paper's published figures beside these results
 (scripts/kapla_paper.py: scheduling time and K/B speed-up, quality against B and the paper's
 averages, inter-layer pruning, timeouts, provenance); docs/paper_reproduction.md is that page
@@ -34,10 +38,15 @@ kapla_python.require("h5py", "numpy", "pandas", "matplotlib")
 import kapla_results as kr  # noqa: E402
 
 
-def write_report(res: "kr.Results", out: str, plots: bool = True) -> str:
+def write_report(res: "kr.Results", out: str, plots: bool = True, baseline=None,
+                 heatmap_axes=None) -> str:
+    import kapla_codesign as kc
     import kapla_tables as kt
     os.makedirs(os.path.join(out, "tables"), exist_ok=True)
     tables = kt.all_tables(res)
+    codesign = kc.has_designs(res)
+    if codesign:
+        tables["codesign"] = kc.tables(res, baseline)
     index = ["# kapla results", ""]
     for info in res.files:
         index.append(f"* `{info.path}`: job `{info.job_name}`, kapla {info.kapla_version}, "
@@ -49,6 +58,8 @@ def write_report(res: "kr.Results", out: str, plots: bool = True) -> str:
     index.append("")
     sections = [("time", "(a) Scheduling time"), ("quality", "(b) Scheduling quality"),
                 ("pruning", "(c) Inter-layer pruning"), ("status", "Tuples")]
+    if codesign:
+        sections.append(("codesign", "Co-design: pJ/MAC per layer and Pareto fronts"))
     for kind, heading in sections:
         index += [f"## {heading}", ""]
         if not tables[kind]:
@@ -66,7 +77,11 @@ def write_report(res: "kr.Results", out: str, plots: bool = True) -> str:
     if plots:
         import kapla_plots as kp
         index += ["## Plots", ""]
-        for heading, figs in kp.all_plots(res, os.path.join(out, "plots")).items():
+        figures = kp.all_plots(res, os.path.join(out, "plots"))
+        if codesign:
+            figures["Co-design"] = kc.plots(res, os.path.join(out, "plots"), kp._save,
+                                            baseline, heatmap_axes)
+        for heading, figs in figures.items():
             index += [f"### {heading}", ""]
             if not figs:
                 why = {"Anytime curves (R, M against K and B)":
@@ -104,11 +119,24 @@ def main(argv=None) -> int:
                     help="a tuple in a later RESULTS file replaces the same tuple in the files "
                          "before it (a rerun); without it, differing copies are refused")
     ap.add_argument("--no-plots", action="store_true", help="tables only")
+    ap.add_argument("--baseline", metavar="HARDWARE",
+                    help="co-design: the hardware (a design name or a plain entry) whose "
+                         "pJ/MAC per layer is the baseline; default the design space's base, "
+                         "when the job ran it as a plain hardware entry")
+    ap.add_argument("--heatmap-axes", nargs=2, metavar=("X", "Y"),
+                    help="co-design: the two design axes of the energy heat map (nodes, pe, "
+                         "gbuf_bytes, regf_bytes, array_bus_width_bits, dram_bandwidth); "
+                         "default the first two that vary")
     ap.add_argument("--no-checksum", action="store_true",
                     help="skip the checksum pass over each file (sizes are still checked)")
     args = ap.parse_args(argv)
     if not (args.out or args.paper or args.export_compact):
         ap.error("give --out DIR, --paper PAGE and/or --export-compact DIR")
+    import kapla_codesign as kc
+    for axis in args.heatmap_axes or []:
+        if axis not in kc.HEATMAP_AXIS_NAMES:
+            ap.error(f"--heatmap-axes: unknown axis '{axis}' (one of "
+                     f"{', '.join(kc.HEATMAP_AXIS_NAMES)})")
     try:
         res = kr.load(args.results, checksum=not args.no_checksum, replace=args.replace)
     except kr.ResultsError as e:
@@ -117,11 +145,16 @@ def main(argv=None) -> int:
     if res.expected.empty:
         print(f"error: {args.results[0]}: no tuples in these results", file=sys.stderr)
         return 1
+    if args.baseline and args.baseline not in set(res.tuples["hardware"]):
+        print(f"error: {args.results[0]}: --baseline: no tuple on hardware '{args.baseline}' "
+              "in these results", file=sys.stderr)
+        return 1
     if args.export_compact:
         kr.export_compact(res, args.export_compact)
         print(f"wrote {args.export_compact}")
     if args.out:
-        path = write_report(res, args.out, plots=not args.no_plots)
+        path = write_report(res, args.out, plots=not args.no_plots, baseline=args.baseline,
+                            heatmap_axes=args.heatmap_axes)
         print(f"wrote {path}")
     if args.paper:
         import kapla_paper

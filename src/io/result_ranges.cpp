@@ -44,6 +44,7 @@ void check_result_ranges(const sweep::TupleRecord& r, const std::string& where) 
   c.count("evaluated", res.stats.evaluated, 0, std::numeric_limits<std::int64_t>::max());
   c.count("valid", res.stats.valid, 0, std::numeric_limits<std::int64_t>::max());
   c.count("pruned", res.stats.pruned, 0, std::numeric_limits<std::int64_t>::max());
+  c.count("macs", res.macs, 0, std::numeric_limits<std::int64_t>::max());
   c.amount("total_cost", res.total_cost);
   c.amount("energy", res.energy);
   c.amount("time", res.time);
@@ -63,6 +64,7 @@ void check_result_ranges(const sweep::TupleRecord& r, const std::string& where) 
     c.amount("layers '" + l.layer + "'.energy", l.energy);
     c.amount("layers '" + l.layer + "'.time", l.time);
     c.count("layers.segment", l.segment, 0, std::numeric_limits<std::int64_t>::max());
+    c.count("layers.macs", l.macs, 0, std::numeric_limits<std::int64_t>::max());
   }
   for (const auto& s : res.segments) {
     c.amount("segments.energy", s.energy);

@@ -238,6 +238,9 @@ std::vector<Column<TupleRecord>> tuple_columns() {
       "edp", std::string(kEnergyUnit) + " x cycles", "energy * time",
       [](auto& r) -> auto& { return r.result.edp; }));
   c.push_back(field<R>(
+      "macs", kCount, "multiply-accumulates of the network at the batch (0 before version 7)",
+      [](auto& r) -> auto& { return r.result.macs; }, 7));
+  c.push_back(field<R>(
       "search_seconds", kSeconds, "wall-clock time of the search (run-dependent)",
       [](auto& r) -> auto& { return r.result.stats.wall_seconds; }));
   c.push_back(field<R>(
@@ -309,6 +312,11 @@ std::vector<Column<LayerEntry>> layer_columns() {
       c, "the layer", [](auto& r) -> auto& { return r.row; });
   c.push_back(field<R>(
       "time", kCycles, "the layer's time", [](auto& r) -> auto& { return r.row.time; }));
+  c.push_back(field<R>(
+      "macs", kCount,
+      "the layer's multiply-accumulates at the batch; 0 for kinds without MACs (pooling, "
+      "element-wise) and before version 7",
+      [](auto& r) -> auto& { return r.row.macs; }, 7));
   c.push_back(field<R>(
       "partition", "", "node partition in nesting order, e.g. OUTP=2x2 OFMP=1x1",
       [](auto& r) -> auto& { return r.row.partition; }));

@@ -20,10 +20,11 @@
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 6;
+inline constexpr int kResultSchemaVersion = 7;
 /// Version 2 files (no /expected, no column attributes, a `layers.directives` column) and
 /// version 3 files (no strategy_letter / strategy_label) and version 4 files (no design_*
-/// columns) and version 5 files (no imperfect column: none) still load, resume and merge.
+/// columns) and version 5 files (no imperfect column: none) and version 6 files (no macs
+/// columns: 0) still load, resume and merge.
 inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.

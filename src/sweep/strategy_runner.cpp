@@ -23,6 +23,12 @@ std::string text(double v) {
   return os.str();
 }
 
+// MACs of one layer for pJ/MAC: total_ops counts MACs only for the kinds that multiply (a
+// filter or, for MatMul, a second operand); the other kinds' ops are comparisons or adds.
+std::int64_t layer_macs(const model::Layer& l, std::int64_t batch) {
+  return l.has_filter() || l.is_matmul() ? l.total_ops(batch) : 0;
+}
+
 template <class T>
 std::string dim_text(const T& d) {
   std::ostringstream os;
@@ -132,6 +138,8 @@ class StrategyRunner final : public TupleRunner {
       row.energy = s->cost;
       row.energy_parts = s->energy.parts();
       row.time = s->time;
+      row.macs = layer_macs(net.layer(l), t.batch);
+      r.macs += row.macs;
       row.partition = schedule::partition_text(s->part);
       row.blocking = schedule::blocking_text(*s);
       row.orders = schedule::orders_text(*s);

@@ -33,6 +33,10 @@ struct LayerRow {
   double energy = 0;
   EnergyParts energy_parts{};
   double time = 0;
+  /// The layer's multiply-accumulates at the tuple's batch (Conv, FC, DWConv, MatMul and their
+  /// back kinds); 0 for pooling, element-wise and normalisation layers, whose ops are no MACs.
+  /// With it pJ/MAC is one division (docs/codesign_results.md).
+  std::int64_t macs = 0;
   std::string partition;  // canonical text of the partition scheme
   std::string blocking;   // blocking factors
   std::string orders;     // loop orders
@@ -72,6 +76,7 @@ struct TupleResult {
   EnergyParts energy_parts{};
   double time = 0;
   double edp = 0;
+  std::int64_t macs = 0;  // sum of the layers' macs
   std::vector<LayerRow> layers;
   std::vector<SegmentRow> segments;
   SearchStats stats;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <map>
 #include <string>
@@ -143,6 +144,9 @@ const std::vector<std::string> kTransformerNames{"bert_base_s128",
                                                  "llama2_7b_block_decode2048",
                                                  "llama2_70b_block_decode4096"};
 
+// The co-design zoo (docs/codesign_results.md): Thistle's workloads, MACs checked below.
+const std::vector<std::string> kCodesignNames{"resnet18", "yolo9000"};
+
 TEST(ZooNetwork, TablesCoverExactlyTheShippedNetworks) {
   std::vector<std::string> tables;
   for (const auto& [name, record] : zoo_tables().items()) tables.push_back(name);
@@ -150,6 +154,7 @@ TEST(ZooNetwork, TablesCoverExactlyTheShippedNetworks) {
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(tables, expected);
   expected.insert(expected.end(), kTransformerNames.begin(), kTransformerNames.end());
+  expected.insert(expected.end(), kCodesignNames.begin(), kCodesignNames.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(Catalog(KAPLA_SOURCE_DATA_DIR).list_networks(), expected);
 }
@@ -216,6 +221,56 @@ TEST(TransformerZoo, MacsEqualThePublishedFormulas) {
   const std::int64_t gd = 8192, gf = 28672, kv = 8 * 128, gctx = 4096;
   EXPECT_EQ(ops_split(catalog.load_network("llama2_70b_block_decode4096")).macs,
             2 * gd * gd + 2 * gd * kv + 3 * gd * gf + 2 * gctx * gd);
+}
+
+// MACs of a K x C conv with an R x R filter and an H x H output (Thistle's K x C x H x R).
+std::int64_t conv_macs(std::int64_t k, std::int64_t c, std::int64_t h, std::int64_t r) {
+  return k * c * h * h * r * r;
+}
+
+TEST(CodesignZoo, Resnet18MacsEqualTheFormula) {
+  const auto o = ops_split(Catalog(KAPLA_SOURCE_DATA_DIR).load_network("resnet18"));
+  // Stem 7x7/2 to 112x112; four stages of two basic blocks (two 3x3 convs each) at 56, 28, 14
+  // and 7 with 64, 128, 256, 512 channels; stages 3-5 open with a stride-2 3x3 conv from half
+  // the channels and a 1x1 stride-2 projection shortcut; FC 512 -> 1000.
+  std::int64_t expected = conv_macs(64, 3, 112, 7) + 4 * conv_macs(64, 64, 56, 3) + 512 * 1000;
+  for (auto [k, h] : {std::pair{128, 28}, {256, 14}, {512, 7}}) {
+    expected += conv_macs(k, k / 2, h, 3) + 3 * conv_macs(k, k, h, 3) + conv_macs(k, k / 2, h, 1);
+  }
+  EXPECT_EQ(o.macs, expected);
+  EXPECT_EQ(o.macs, 1814073344);  // the published "1.8 GFLOPs" (multiply-adds) of He et al.
+  EXPECT_EQ(o.other.at("Pooling"), 64LL * 56 * 56 * 9 + 512 * 49);  // max 3x3, avg 7x7
+  EXPECT_EQ(o.other.at("Eltwise"), 2 * 2 *
+                                       (64LL * 56 * 56 + 128 * 28 * 28 + 256 * 14 * 14 +
+                                        512 * 7 * 7));  // 8 residual adds, 2 inputs each
+}
+
+TEST(CodesignZoo, Yolo9000HasThistlesElevenStagesAndTheirMacs) {
+  const auto net = Catalog(KAPLA_SOURCE_DATA_DIR).load_network("yolo9000");
+  // Thistle's Table II stages, K x C x H x R, and how often each occurs in Darknet-19.
+  struct Stage {
+    std::int64_t k, c, h, r, count;
+  };
+  const std::vector<Stage> stages{
+      {32, 3, 544, 3, 1},    {64, 32, 272, 3, 1},   {128, 64, 136, 3, 2},   {64, 128, 136, 1, 1},
+      {256, 128, 68, 3, 2},  {128, 256, 68, 1, 1},  {512, 256, 34, 3, 3},   {256, 512, 34, 1, 2},
+      {1024, 512, 17, 3, 3}, {512, 1024, 17, 1, 2}, {28269, 1024, 17, 1, 1}};
+  std::map<std::array<std::int64_t, 4>, std::int64_t> found;
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    const auto& l = net.layer(i);
+    if (l.type != model::LayerType::Conv) continue;
+    EXPECT_EQ(l.sofm.h, l.sofm.w);
+    found[{l.nofm, l.nifm, l.sofm.h, l.sfil.h}] += 1;
+  }
+  std::map<std::array<std::int64_t, 4>, std::int64_t> want;
+  std::int64_t macs = 0;
+  for (const auto& s : stages) {
+    want[{s.k, s.c, s.h, s.r}] = s.count;
+    macs += s.count * conv_macs(s.k, s.c, s.h, s.r);
+  }
+  EXPECT_EQ(found, want);
+  EXPECT_EQ(ops_split(net).macs, macs);
+  EXPECT_EQ(macs, 24531022848);  // 24.5 G multiply-adds at 544x544, a third of them in conv19
 }
 
 TEST(TransformerZoo, GroupedQueryAttentionSharesEachKvHeadAcrossItsQueryHeads) {

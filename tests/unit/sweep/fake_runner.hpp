@@ -79,6 +79,8 @@ class FakeRunner final : public TupleRunner {
         l.energy += p;
       }
       l.time = next() * static_cast<double>(t.batch);
+      l.macs = (i % 2 == 0 ? 1000 * (i + 1) : 0) * t.batch;  // odd layers: a kind without MACs
+      r.macs += l.macs;
       l.partition = "OUTP=(2,2) OFMP=(1,1)";
       l.blocking = std::to_string(i).insert(0, "b");
       l.orders = "N,C,K";

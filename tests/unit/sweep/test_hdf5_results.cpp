@@ -467,7 +467,11 @@ TEST_F(Hdf5Results, a_schema4_file_still_loads_resumes_and_merges) {
   ASSERT_EQ(old.records.size(), 2u);
   EXPECT_EQ(old.records[0].result.total_cost, 0.00025674388203041824);
   EXPECT_EQ(old.records[1].tuple.strategy_label, "R[max_evaluations=40]");
-  for (const auto& r : old.records) EXPECT_EQ(r.tuple.design, sweep::DesignParams{});
+  for (const auto& r : old.records) {
+    EXPECT_EQ(r.tuple.design, sweep::DesignParams{});
+    EXPECT_EQ(r.result.macs, 0);  // schema 7's macs columns read as their default
+    for (const auto& l : r.result.layers) EXPECT_EQ(l.macs, 0);
+  }
   // Resume: nothing to run, the file is rewritten in the current version, rows unchanged.
   const fs::path out = dir_ / "old.h5";
   fs::copy_file(schema4_file("h5"), out);

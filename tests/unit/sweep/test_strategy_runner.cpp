@@ -190,6 +190,31 @@ TEST(sweep_strategy_runner, kapla_pruning_counts) {
             << " (off: " << resolved_int(k_off, "stats.layer_searches") << ")\n";
 }
 
+// Per-layer MACs (schema 7) are the layer's MACs at the tuple's batch for the kinds that
+// multiply and 0 for pooling; the tuple's is their sum, AlexNet's 724 M per sample by formula.
+TEST(sweep_strategy_runner, layer_macs_count_only_the_multiplying_kinds) {
+  const auto r = runner(inference_options());
+  const auto k = run(*r, tuple("alex_net", "eyeriss", 2, "kapla", 1));
+  ASSERT_EQ(k.status, TupleStatus::Ok);
+  const auto net = io::Catalog(KAPLA_SOURCE_DATA_DIR).load_network("alex_net");
+  std::int64_t sum = 0, pools = 0;
+  for (const auto& row : k.layers) {
+    const auto& l = net.layer(*net.find(row.layer));
+    EXPECT_EQ(row.macs, l.has_filter() ? l.total_ops(2) : 0) << row.layer;
+    pools += l.type == model::LayerType::Pooling ? 1 : 0;
+    sum += row.macs;
+  }
+  EXPECT_EQ(pools, 6);
+  EXPECT_EQ(k.macs, sum);
+  // Two towers: conv1 11x11x3 -> 48 at 55x55, conv2 5x5x48 -> 128 at 27x27, conv3 3x3x256 -> 192,
+  // conv4 3x3x192 -> 192, conv5 3x3x192 -> 128 at 13x13; fc 9216-4096-4096-1000.
+  const std::int64_t per_sample =
+      2 * (55LL * 55 * 48 * 3 * 121 + 27LL * 27 * 128 * 48 * 25 + 13LL * 13 * 192 * 256 * 9 +
+           13LL * 13 * 192 * 192 * 9 + 13LL * 13 * 128 * 192 * 9) +
+      9216LL * 4096 + 4096LL * 4096 + 4096LL * 1000;
+  EXPECT_EQ(k.macs, 2 * per_sample);
+}
+
 // A tuple time limit interrupts the network search: with the deadline already past, the search
 // stops before its first layer search and the tuple is a timeout with no schedule; a stop signal
 // makes it Interrupted (not recorded, rerun on resume). Counted, not timed.

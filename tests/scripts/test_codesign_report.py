@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""The co-design part of scripts/report.py (scripts/kapla_codesign.py) on a small design-space
+sweep written by the built kapla binary: the schema 7 `macs` columns, the Pareto fronts, the
+pJ/MAC per layer of the baseline, the layer-wise best and the best single design, and the plots.
+
+    /usr/bin/python3 tests/scripts/test_codesign_report.py --kapla build/src/kapla
+
+Expected numbers are recomputed from the raw HDF5 tables with h5py, not through the loader.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
+sys.path.insert(0, SCRIPTS)
+
+import kapla_codesign as kc  # noqa: E402
+import kapla_results as kr  # noqa: E402
+from kapla_test_cli import kapla_binary, main  # noqa: E402
+
+PYTHON = "/usr/bin/python3"
+
+# A conv, a pooling layer (no MACs) and an FC: small enough for many designs in seconds.
+NETWORK = {"name": "tiny_cnn", "source": "test", "input": {"nofm": 8, "sofm": 18},
+           "externals": [],
+           "layers": [{"name": "conv", "type": "Conv", "nifm": 8, "nofm": 16, "sofm": 16,
+                       "sfil": 3},
+                      {"name": "pool", "type": "Pooling", "nofm": 16, "sofm": 8, "sreg": 2,
+                       "strd": 2},
+                      {"name": "fc", "type": "FC", "nifm": 16, "nofm": 10, "sfil": 8}]}
+MACS = {"conv": 16 * 8 * 16 * 16 * 9, "pool": 0, "fc": 10 * 16 * 64}
+
+
+def raw(path, table):
+    """[{column: value}] straight from one HDF5 table."""
+    with h5py.File(path, "r") as f:
+        data = f[table][()]
+        return [{n: (r[n].decode() if isinstance(r[n], bytes) else r[n])
+                 for n in data.dtype.names} for r in data]
+
+
+class CodesignReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="kapla_codesign_test_")
+        net = os.path.join(cls.tmp, "tiny_cnn.json")
+        with open(net, "w") as f:
+            json.dump(NETWORK, f)
+        job = {"name": "codesign_test", "networks": [net],
+               "hardware": [{"name": "eyeriss_45nm", "batch": 1},
+                            {"base": "eyeriss_45nm", "batch": 1,
+                             "axes": {"pe_array": [[4, 4], [8, 8], [14, 12]],
+                                      "gbuf_bytes": [32768, 131072],
+                                      "regf_bytes": [64, 1024]},
+                             "constraints": {"area_budget_mm2": 2.4}}],
+               "strategies": ["kapla"], "seeds": [1], "options": {"opt_goal": "e"},
+               "output": "codesign_test.h5"}
+        jf = os.path.join(cls.tmp, "job.json")
+        with open(jf, "w") as f:
+            json.dump(job, f)
+        cls.h5 = os.path.join(cls.tmp, "codesign_test.h5")
+        subprocess.run([kapla_binary(), "sweep", jf, "--out", cls.h5, "--threads", "1",
+                        "--quiet"], check=True, timeout=300)
+        cls.res = kr.load([cls.h5])
+        cls.tuples = {r["key"]: r for r in raw(cls.h5, "tuples")}
+        cls.layers = raw(cls.h5, "layers")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_macs_columns_count_multiply_accumulates(self):
+        with h5py.File(self.h5, "r") as f:
+            self.assertEqual(int(f.attrs["kapla_schema"]), 7)
+        self.assertEqual(len(self.tuples), 13)  # the base + 12 designs, all under 2.4 mm^2
+        for row in self.layers:
+            self.assertEqual(row["macs"], MACS[row["layer"]], row["layer"])
+        for t in self.tuples.values():
+            self.assertEqual(t["macs"], sum(MACS.values()))
+
+    def test_pareto_front_is_exactly_the_non_dominated_designs(self):
+        d = kc.designs(self.res)
+        self.assertEqual(len(d), 12)
+        for x, y in (("area_mm2", "edp"), ("time", "energy")):
+            front = kc.pareto(d, x, y)
+            on = set(front["key"])
+            pts = list(zip(d["key"], d[x], d[y]))
+            for k, a, b in pts:
+                dominated = any((a2 <= a and b2 < b) or (a2 < a and b2 <= b)
+                                for k2, a2, b2 in pts if k2 != k)
+                self.assertEqual(k in on, not dominated, (x, y, k))
+            self.assertTrue(np.all(np.diff(front[x].to_numpy()) >= 0))
+            self.assertTrue(np.all(np.diff(front[y].to_numpy()) < 0))
+
+    def test_pj_per_mac_per_layer_choices(self):
+        net = self.res.tuples["network"].iloc[0]
+        c = kc.layer_choices(self.res, net, "K", 1)
+        self.assertEqual(list(c["layer"]), ["conv", "fc"])  # the pooling layer has no MACs
+        designs = {k: t for k, t in self.tuples.items() if t["design_base"]}
+        base = [k for k, t in self.tuples.items() if not t["design_base"]]
+        self.assertEqual(c.attrs["baseline"], "eyeriss_45nm")
+        single = min(designs, key=lambda k: (designs[k]["energy"], k))
+        self.assertEqual(c.attrs["single"], designs[single]["hardware"])
+        for _, r in c.iterrows():
+            per = {row["key"]: row["energy"] * 1e12 / row["macs"] for row in self.layers
+                   if row["layer"] == r["layer"]}
+            self.assertEqual(r["layerwise_pj"], min(per[k] for k in designs))
+            self.assertEqual(r["single_pj"], per[single])
+            self.assertEqual(r["baseline_pj"], per[base[0]])
+            self.assertLessEqual(r["layerwise_pj"], r["single_pj"])
+        total = sum(MACS.values())
+        self.assertAlmostEqual(
+            c.attrs["single_pj"],
+            sum(r["energy"] for r in self.layers if r["key"] == single and r["macs"]) * 1e12 /
+            total, delta=1e-9 * c.attrs["single_pj"])
+        self.assertLessEqual(c.attrs["layerwise_pj"], c.attrs["single_pj"])
+
+    def test_report_writes_the_codesign_tables_and_plots(self):
+        out = os.path.join(self.tmp, "report")
+        p = subprocess.run([PYTHON, os.path.join(SCRIPTS, "report.py"), self.h5, "--out", out,
+                            "--heatmap-axes", "pe", "regf_bytes"],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "index.md"), encoding="utf-8") as f:
+            index = f.read()
+        stem = kc._safe(self.res.tuples["network"].iloc[0]) + "_K_b1"  # the network's path
+        for t in (f"codesign_layers_{stem}", f"codesign_front_{stem}"):
+            for ext in ("md", "csv", "tex"):
+                self.assertIn(f"tables/{t}.{ext}", index)
+                self.assertGreater(os.path.getsize(os.path.join(out, "tables", f"{t}.{ext}")),
+                                   100)
+        for plot in (f"pareto_area_edp_{stem}", f"pareto_energy_delay_{stem}",
+                     f"pj_per_mac_{stem}", f"heatmap_design_pe_regf_bytes_{stem}"):
+            with open(os.path.join(out, "plots", plot + ".png"), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertIn(f"plots/{plot}.png", index)
+
+    def test_a_named_baseline_replaces_the_base_and_must_exist(self):
+        net = self.res.tuples["network"].iloc[0]
+        name = "eyeriss_45nm~pe8x8~gbuf32k~regf64"
+        c = kc.layer_choices(self.res, net, "K", 1, baseline=name)
+        self.assertEqual(c.attrs["baseline"], name)
+        key = next(k for k, t in self.tuples.items() if t["hardware"] == name)
+        conv = next(r for r in self.layers if r["key"] == key and r["layer"] == "conv")
+        self.assertEqual(c["baseline_pj"].iloc[0], conv["energy"] * 1e12 / MACS["conv"])
+        p = subprocess.run([PYTHON, os.path.join(SCRIPTS, "report.py"), self.h5, "--out",
+                            os.path.join(self.tmp, "y"), "--baseline", "eyeriss"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr.strip(), f"error: {self.h5}: --baseline: no tuple on "
+                                           "hardware 'eyeriss' in these results")
+
+    def test_an_unknown_heatmap_axis_is_refused(self):
+        p = subprocess.run([PYTHON, os.path.join(SCRIPTS, "report.py"), self.h5, "--out",
+                            os.path.join(self.tmp, "x"), "--heatmap-axes", "pe", "sram"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--heatmap-axes: unknown axis 'sram'", p.stderr)
+
+
+if __name__ == "__main__":
+    main()

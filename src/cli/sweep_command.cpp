@@ -30,6 +30,7 @@
 #include "model/limits.hpp"
 #include "sweep/progress_log.hpp"
 #include "sweep/runner.hpp"
+#include "sweep/search_rounds.hpp"
 
 namespace kapla::cli {
 namespace {
@@ -223,6 +224,10 @@ void dry_run(const SweepArgs& args, const Context& ctx, const TupleRunnerFactory
     ++n;
   }
   table.print(std::cout);
+  for (const auto& search : spec.searches) {
+    std::cout << "local search: these are round 0's " << search.initial.size() << " of "
+              << search.grid.size() << " designs; later rounds follow the results\n";
+  }
   std::cout << "total: " << n << " tuples, estimated " << sweep::duration_text(total)
             << " CPU time on one thread, up to " << sweep::duration_text(total * kUpTo)
             << " (the dispatcher's estimate, fitted to measured tuple times; docs/sweep.md "
@@ -270,14 +275,19 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
       const sweep::SweepSpec spec = load_job(args, ctx);
       const std::string output = args.out.empty() ? spec.output : args.out;
       const auto runner = factory(spec, ctx);
-      const auto tuples = check_tuples(args.job, spec, *runner);
-      io::ResultsFileInfo info;
-      info.job_name = spec.name;
-      info.job_fingerprint = spec.fingerprint;
-      info.job_file = spec.source_text;
-      info.kapla_version = KAPLA_VERSION;
-      for (const auto& t : tuples) info.expected.push_back({spec.name, t});
-      io::Hdf5Sink sink(output, info);
+      (void)check_tuples(args.job, spec, *runner);
+      // One sink per round of a design search: /expected lists what was asked so far.
+      const sweep::SinkFactory make_sink = [&](const sweep::SweepSpec& round_spec) {
+        io::ResultsFileInfo info;
+        info.job_name = spec.name;
+        info.job_fingerprint = spec.fingerprint;
+        info.job_file = spec.source_text;
+        info.kapla_version = KAPLA_VERSION;
+        for (const auto& t : sweep::expand_tuples(round_spec)) {
+          info.expected.push_back({spec.name, t});
+        }
+        return std::make_unique<io::Hdf5Sink>(output, std::move(info));
+      };
       const bool terminal = ::isatty(2) != 0;
       const ProgressMode mode = rank == 0 ? args.progress.mode(terminal) : ProgressMode::Quiet;
       TerminalProgress progress(mode == ProgressMode::Live, mode == ProgressMode::Log,
@@ -294,7 +304,16 @@ void run(const SweepArgs& args, Context& ctx, const TupleRunnerFactory& factory)
                                 affinity_text() + ", " + std::to_string(options.threads) +
                                 " OpenMP thread" + (options.threads == 1 ? "" : "s");
       const AnnouncingRunner announcing(*runner, args.progress.quiet || terminal ? "" : where);
-      const auto summary = sweep::run_sweep(spec, announcing, *comm, sink, progress, options);
+      const auto on_round = [&](const sweep::RoundStart& r) {
+        if (mode == ProgressMode::Quiet) return;
+        if (mode == ProgressMode::Log)
+          std::cerr << sweep::log_prefix(std::chrono::system_clock::now());
+        std::cerr << "design search: round " << r.round << ", " << r.new_designs << " new designs ("
+                  << r.designs << " priced)\n"
+                  << std::flush;
+      };
+      const auto summary =
+          sweep::run_search_rounds(spec, announcing, *comm, make_sink, progress, options, on_round);
       if (summary.interrupted) ctx.exit_code = kExitInterrupted;
     } catch (const sweep::DispatchError& e) {
       // Raised on one rank while the others work: they cannot be told in order, so end all.

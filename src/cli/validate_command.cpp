@@ -48,6 +48,10 @@ void describe_job_file(const std::string& file, const Context& ctx) {
       std::count_if(spec.hardware.begin(), spec.hardware.end(),
                     [](const sweep::HardwareAxis& h) { return h.design.has_value(); });
   if (designs > 0) std::cout << " (" << designs << " designs expanded from hardware spaces)";
+  for (const auto& search : spec.searches) {
+    std::cout << "; a local search prices " << search.initial.size() << " of " << search.grid.size()
+              << " designs in round 0, later rounds follow the results";
+  }
 }
 
 }  // namespace

@@ -361,6 +361,8 @@ std::size_t merge_into_output(const fs::path& output, const ResultsFileInfo* exp
 
 void Hdf5Sink::finish() { merge_into_output(output_, &info_); }
 
+std::vector<sweep::TupleRecord> Hdf5Sink::recorded() { return read_results_file(output_).records; }
+
 std::size_t finish_output(const fs::path& output) { return merge_into_output(output, nullptr); }
 
 }  // namespace kapla::io

@@ -32,6 +32,7 @@ class Hdf5Sink final : public sweep::ResultSink {
   std::set<std::string> existing_keys() override;
   void write(const sweep::TupleRecord& record) override;
   void finish() override;
+  std::vector<sweep::TupleRecord> recorded() override;
 
   const std::filesystem::path& output() const { return output_; }
   static std::filesystem::path parts_dir(const std::filesystem::path& output);

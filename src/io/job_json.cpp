@@ -161,9 +161,11 @@ std::vector<double> real_axis(const json& value, const std::string& path) {
   return out;
 }
 
-// Shapes: a list of [h, w] (or n for n x n), or {"h": AXIS, "w": AXIS} for their product.
-std::vector<PhyDim2> dim_axis(const json& value, const std::string& path) {
+// Shapes: a list of [h, w] (or n for n x n), or {"h": AXIS, "w": AXIS} for their product,
+// h-major; `columns` is set to the number of w values of a product (0 for a list).
+std::vector<PhyDim2> dim_axis(const json& value, const std::string& path, std::size_t& columns) {
   std::vector<PhyDim2> out;
+  columns = 0;
   if (value.is_object()) {
     const JsonObject o(value, path, {"h", "w"});
     const auto hs = int_axis(o.at("h"), o.path_of("h"));
@@ -176,6 +178,7 @@ std::vector<PhyDim2> dim_axis(const json& value, const std::string& path) {
     for (const auto h : hs) {
       for (const auto w : ws) out.push_back({h, w});
     }
+    columns = ws.size();
     return out;
   }
   const auto& arr = as_array(value, path);
@@ -194,8 +197,10 @@ void parse_axes(const json& value, const std::string& path, sweep::DesignSpace& 
   const JsonObject o(value, path,
                      {"nodes", "pe_array", "gbuf_bytes", "regf_bytes", "array_bus_width_bits",
                       "dram_bandwidth_bytes_per_cycle"});
-  if (o.has("nodes")) s.nodes = dim_axis(o.at("nodes"), o.path_of("nodes"));
-  if (o.has("pe_array")) s.pe_array = dim_axis(o.at("pe_array"), o.path_of("pe_array"));
+  if (o.has("nodes")) s.nodes = dim_axis(o.at("nodes"), o.path_of("nodes"), s.nodes_columns);
+  if (o.has("pe_array")) {
+    s.pe_array = dim_axis(o.at("pe_array"), o.path_of("pe_array"), s.pe_array_columns);
+  }
   if (o.has("gbuf_bytes")) s.gbuf_bytes = int_axis(o.at("gbuf_bytes"), o.path_of("gbuf_bytes"));
   if (o.has("regf_bytes")) s.regf_bytes = int_axis(o.at("regf_bytes"), o.path_of("regf_bytes"));
   if (o.has("array_bus_width_bits")) {
@@ -243,28 +248,79 @@ void parse_constraints(const json& value, const std::string& path, const Catalog
   if (!s.area_budget_mm2 && !s.same_area) fail(path, "must give area_budget_mm2 or same_area_as");
 }
 
-// "grid", or {"random": {"count": N, "seed": S}}.
+// A seed of the job file: an integer >= 0.
+std::uint64_t as_seed(const JsonObject& o, std::string_view key) {
+  const std::int64_t seed = as_int(o.at(key), o.path_of(key));
+  if (seed < 0) fail(o.path_of(key), "must be >= 0, got " + std::to_string(seed));
+  return static_cast<std::uint64_t>(seed);
+}
+
+// {"objective": "energy"|"time"|"edp", "initial": N, "seed": S, "radius": D, "max_rounds": R,
+//  "max_designs": D}; the limits are optional (none: until a round adds no design).
+sweep::LocalSearchSettings parse_local_search(const json& value, const std::string& path) {
+  const JsonObject o(value, path,
+                     {"objective", "initial", "seed", "radius", "max_rounds", "max_designs"});
+  sweep::LocalSearchSettings ls;
+  const std::string objective = o.string("objective");
+  if (objective == "energy") {
+    ls.objective = sweep::SearchObjective::Energy;
+  } else if (objective == "time") {
+    ls.objective = sweep::SearchObjective::Time;
+  } else if (objective == "edp") {
+    ls.objective = sweep::SearchObjective::Edp;
+  } else {
+    fail(o.path_of("objective"),
+         "must be \"energy\", \"time\" or \"edp\", got " + brief(o.at("objective")));
+  }
+  ls.initial = o.positive_int("initial");
+  ls.seed = as_seed(o, "seed");
+  if (o.has("radius")) {
+    ls.radius = o.positive_int("radius");
+    if (ls.radius > model::limits::kMaxAxisValues) {
+      fail(o.path_of("radius"), "must be at most " + std::to_string(model::limits::kMaxAxisValues) +
+                                    ", got " + std::to_string(ls.radius));
+    }
+  }
+  if (o.has("max_rounds")) ls.max_rounds = o.positive_int("max_rounds");
+  if (o.has("max_designs")) {
+    ls.max_designs = o.positive_int("max_designs");
+    if (*ls.max_designs < ls.initial) {
+      fail(o.path_of("max_designs"), "must be >= initial (" + std::to_string(ls.initial) +
+                                         "), got " + std::to_string(*ls.max_designs));
+    }
+  }
+  return ls;
+}
+
+// "grid", {"random": {"count": N, "seed": S}} or {"local_search": {...}}.
 void parse_sampling(const json& value, const std::string& path, sweep::DesignSpace& s) {
   if (value.is_string()) {
     if (value != "grid")
-      fail(path,
-           "must be \"grid\" or {\"random\": {\"count\": N, \"seed\": S}}, got " + brief(value));
+      fail(path, "must be \"grid\", {\"random\": {...}} or {\"local_search\": {...}}, got " +
+                     brief(value));
     return;
   }
-  const JsonObject o(value, path, {"random"});
+  const JsonObject o(value, path, {"random", "local_search"});
+  if (o.has("random") == o.has("local_search")) {
+    fail(path, "needs exactly one of \"random\" and \"local_search\"");
+  }
+  if (o.has("local_search")) {
+    s.local_search = parse_local_search(o.at("local_search"), o.path_of("local_search"));
+    return;
+  }
   const JsonObject r(o.at("random"), o.path_of("random"), {"count", "seed"});
   s.random_count = r.positive_int("count");
-  const std::int64_t seed = as_int(r.at("seed"), r.path_of("seed"));
-  if (seed < 0) fail(r.path_of("seed"), "must be >= 0, got " + std::to_string(seed));
-  s.random_seed = static_cast<std::uint64_t>(seed);
+  s.random_seed = as_seed(r, "seed");
 }
 
-// A hardware entry with a "base": its design points, each a hardware entry of its own.
+// A hardware entry with a "base": its design points, each a hardware entry of its own (for a
+// local search, its round 0; the search itself is appended to `searches`).
 // `designs`: the grid points of the job's spaces so far, this one's added (bounded in all,
 // before this space is expanded: a job may list thousands of spaces).
 std::vector<sweep::HardwareAxis> parse_space(const JsonObject& entry, const Catalog& catalog,
                                              const std::vector<std::int64_t>& batches,
-                                             std::int64_t& designs) {
+                                             std::int64_t& designs,
+                                             std::vector<sweep::DesignSearch>& searches) {
   sweep::DesignSpace s;
   const std::string base = entry.string("base");
   try {
@@ -283,21 +339,22 @@ std::vector<sweep::HardwareAxis> parse_space(const JsonObject& entry, const Cata
   if (entry.has("sampling")) parse_sampling(entry.at("sampling"), entry.path_of("sampling"), s);
   std::vector<sweep::HardwareAxis> out;
   try {
-    for (auto& point : sweep::expand_space(s)) {
-      sweep::HardwareAxis hw;
-      hw.name = point.hardware.name;
-      hw.batches = batches;
-      hw.design = std::move(point.hardware);
-      hw.params = std::move(point.params);
-      out.push_back(std::move(hw));
+    std::vector<sweep::DesignPoint> points;
+    if (s.local_search) {
+      searches.push_back(sweep::make_design_search(s, batches));
+      for (const auto i : searches.back().initial) points.push_back(searches.back().grid[i]);
+    } else {
+      points = sweep::expand_space(s);
     }
+    for (auto& point : points) out.push_back(sweep::design_axis(std::move(point), batches));
   } catch (const InputError& e) {
     rethrow_at(entry.path(), e);
   }
   return out;
 }
 
-std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job, const Catalog& catalog) {
+std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job, const Catalog& catalog,
+                                                std::vector<sweep::DesignSearch>& searches) {
   const std::string path = job.path_of("hardware");
   const auto& arr = as_array(job.at("hardware"), path);
   if (arr.empty()) fail(path, "must not be empty");
@@ -325,12 +382,19 @@ std::vector<sweep::HardwareAxis> parse_hardware(const JsonObject& job, const Cat
                                       : (fail(entry.path_of("batch"), "missing required key"),
                                          std::vector<std::int64_t>{});
       if (space) {
-        for (auto& design : parse_space(entry, catalog, hw.batches, designs)) {
-          if (!seen.insert(design.name).second) {
-            fail(p, "design '" + design.name + "' is listed twice");
-          }
-          out.push_back(std::move(design));
+        const std::size_t searched = searches.size();
+        auto points = parse_space(entry, catalog, hw.batches, designs, searches);
+        // A search may price any design of its grid: each name must be its own.
+        std::vector<std::string> names;
+        if (searches.size() > searched) {
+          for (const auto& d : searches.back().grid) names.push_back(d.hardware.name);
+        } else {
+          for (const auto& d : points) names.push_back(d.name);
         }
+        for (const auto& name : names) {
+          if (!seen.insert(name).second) fail(p, "design '" + name + "' is listed twice");
+        }
+        for (auto& design : points) out.push_back(std::move(design));
         continue;
       }
       hw.name = entry.string("name");
@@ -397,7 +461,7 @@ sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& reg
   if (spec.name.empty()) fail("name", "must not be empty");
   if (job.has("description")) spec.description = job.string("description");
   spec.networks = string_list(job.at("networks"), job.path_of("networks"));
-  spec.hardware = parse_hardware(job, catalog);
+  spec.hardware = parse_hardware(job, catalog, spec.searches);
   spec.strategies = parse_strategies(job, registry);
   if (job.has("seeds")) {
     const std::string p = job.path_of("seeds");

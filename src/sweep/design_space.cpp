@@ -45,8 +45,21 @@ bool meets_constraints(const DesignSpace& s, double area, double reference_area)
   return true;
 }
 
-// k distinct indices of [0, n) by a partial Fisher-Yates shuffle driven by splitmix64 (no
-// std:: distribution: their output differs between standard libraries), sorted.
+}  // namespace
+
+std::string_view objective_name(SearchObjective objective) {
+  switch (objective) {
+    case SearchObjective::Energy:
+      return "energy";
+    case SearchObjective::Time:
+      return "time";
+    case SearchObjective::Edp:
+      return "edp";
+  }
+  return "?";
+}
+
+// No std:: distribution: their output differs between standard libraries.
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t k, std::uint64_t seed) {
   std::vector<std::size_t> idx(n);
   for (std::size_t i = 0; i < n; ++i) idx[i] = i;
@@ -59,8 +72,6 @@ std::vector<std::size_t> sample_indices(std::size_t n, std::size_t k, std::uint6
   std::sort(idx.begin(), idx.end());
   return idx;
 }
-
-}  // namespace
 
 std::string design_name(const DesignSpace& s, const model::Hardware& p) {
   std::string name = s.base.name;
@@ -86,7 +97,7 @@ std::int64_t grid_size(const DesignSpace& s) {
                           n(s.array_bus_width_bits), n(s.dram_bandwidth_bytes_per_cycle)});
 }
 
-std::vector<DesignPoint> expand_space(const DesignSpace& s) {
+std::vector<GridPoint> constrained_grid(const DesignSpace& s) {
   const model::Hardware& b = s.base;
   const bool constrained = s.area_budget_mm2 || s.same_area;
   if (constrained && !b.technology) {
@@ -94,24 +105,30 @@ std::vector<DesignPoint> expand_space(const DesignSpace& s) {
                      "' (areas come from it)");
   }
   const double reference_area = s.same_area ? area_mm2(s.same_area->reference, b.technology) : 0.0;
-  std::vector<DesignPoint> grid;
+  const auto nodes_axis = axis_or(s.nodes, b.nodes);
+  const auto pe_axis = axis_or(s.pe_array, b.pe_array);
+  const auto gbuf_axis = axis_or(s.gbuf_bytes, b.gbuf_bytes);
+  const auto regf_axis = axis_or(s.regf_bytes, b.regf_bytes);
+  const auto bus_axis = axis_or(s.array_bus_width_bits, b.array_bus_width_bits);
+  const auto bw_axis = axis_or(s.dram_bandwidth_bytes_per_cycle, b.dram_bandwidth_bytes_per_cycle);
+  std::vector<GridPoint> grid;
   double min_area = std::numeric_limits<double>::infinity();
-  for (const auto nodes : axis_or(s.nodes, b.nodes)) {
-    for (const auto pe : axis_or(s.pe_array, b.pe_array)) {
-      for (const auto gbuf : axis_or(s.gbuf_bytes, b.gbuf_bytes)) {
-        for (const auto regf : axis_or(s.regf_bytes, b.regf_bytes)) {
-          for (const auto bus : axis_or(s.array_bus_width_bits, b.array_bus_width_bits)) {
-            for (const auto bw :
-                 axis_or(s.dram_bandwidth_bytes_per_cycle, b.dram_bandwidth_bytes_per_cycle)) {
-              DesignPoint p;
-              model::Hardware& hw = p.hardware;
+  for (std::size_t i0 = 0; i0 < nodes_axis.size(); ++i0) {
+    for (std::size_t i1 = 0; i1 < pe_axis.size(); ++i1) {
+      for (std::size_t i2 = 0; i2 < gbuf_axis.size(); ++i2) {
+        for (std::size_t i3 = 0; i3 < regf_axis.size(); ++i3) {
+          for (std::size_t i4 = 0; i4 < bus_axis.size(); ++i4) {
+            for (std::size_t i5 = 0; i5 < bw_axis.size(); ++i5) {
+              GridPoint g;
+              g.position = {i0, i1, i2, i3, i4, i5};
+              model::Hardware& hw = g.point.hardware;
               hw = b;
-              hw.nodes = nodes;
-              hw.pe_array = pe;
-              hw.gbuf_bytes = gbuf;
-              hw.regf_bytes = regf;
-              hw.array_bus_width_bits = bus;
-              hw.dram_bandwidth_bytes_per_cycle = bw;
+              hw.nodes = nodes_axis[i0];
+              hw.pe_array = pe_axis[i1];
+              hw.gbuf_bytes = gbuf_axis[i2];
+              hw.regf_bytes = regf_axis[i3];
+              hw.array_bus_width_bits = bus_axis[i4];
+              hw.dram_bandwidth_bytes_per_cycle = bw_axis[i5];
               hw.name = design_name(s, hw);
               if (hw.technology) hw.costs = model::technology_costs(hw);
               try {
@@ -122,8 +139,17 @@ std::vector<DesignPoint> expand_space(const DesignSpace& s) {
               const double area = hw.technology ? model::chip_area(hw).total_mm2() : 0.0;
               min_area = std::min(min_area, area);
               if (!meets_constraints(s, area, reference_area)) continue;
-              p.params = {b.name, nodes.h, nodes.w, pe.h, pe.w, gbuf, regf, bus, bw, area};
-              grid.push_back(std::move(p));
+              g.point.params = {b.name,
+                                hw.nodes.h,
+                                hw.nodes.w,
+                                hw.pe_array.h,
+                                hw.pe_array.w,
+                                hw.gbuf_bytes,
+                                hw.regf_bytes,
+                                hw.array_bus_width_bits,
+                                hw.dram_bandwidth_bytes_per_cycle,
+                                area};
+              grid.push_back(std::move(g));
             }
           }
         }
@@ -138,15 +164,24 @@ std::vector<DesignPoint> expand_space(const DesignSpace& s) {
     os << ")";
     throw InputError(os.str());
   }
-  if (!s.random_count) return grid;
+  return grid;
+}
+
+std::vector<DesignPoint> expand_space(const DesignSpace& s) {
+  KAPLA_ASSERT(!s.local_search, "expand_space: a local-search space is make_design_search's");
+  auto grid = constrained_grid(s);
+  std::vector<DesignPoint> out;
+  if (!s.random_count) {
+    for (auto& g : grid) out.push_back(std::move(g.point));
+    return out;
+  }
   const auto k = static_cast<std::size_t>(*s.random_count);
   if (k > grid.size()) {
     throw InputError("sampling.random.count: asks for " + std::to_string(k) +
                      " designs, but only " + std::to_string(grid.size()) +
                      " meet the constraints (use \"grid\" for all)");
   }
-  std::vector<DesignPoint> out;
-  for (const auto i : sample_indices(grid.size(), k, s.random_seed)) out.push_back(grid[i]);
+  for (const auto i : sample_indices(grid.size(), k, s.random_seed)) out.push_back(grid[i].point);
   return out;
 }
 

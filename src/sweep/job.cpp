@@ -35,6 +35,15 @@ std::string hex64(std::uint64_t value) {
   return out;
 }
 
+HardwareAxis design_axis(DesignPoint point, std::vector<std::int64_t> batches) {
+  HardwareAxis hw;
+  hw.name = point.hardware.name;
+  hw.batches = std::move(batches);
+  hw.design = std::move(point.hardware);
+  hw.params = std::move(point.params);
+  return hw;
+}
+
 std::string Tuple::key() const {
   std::string k = network + ":" + hardware + ":" + strategy + ":b" + std::to_string(batch) + ":s" +
                   std::to_string(seed);

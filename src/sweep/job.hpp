@@ -9,6 +9,7 @@
 
 #include "model/options.hpp"
 #include "search/strategy_registry.hpp"
+#include "sweep/design_search.hpp"
 #include "sweep/design_space.hpp"
 
 namespace kapla::sweep {
@@ -23,6 +24,9 @@ struct HardwareAxis {
   DesignParams params;
   friend bool operator==(const HardwareAxis&, const HardwareAxis&) = default;
 };
+
+/// The hardware entry of a design point, run at `batches`.
+HardwareAxis design_axis(DesignPoint point, std::vector<std::int64_t> batches);
 
 /// One strategy axis entry: a registry name plus strategy-specific parameters, kept as
 /// canonical JSON text ("" when there are none; part of the tuple key) and as the registry
@@ -50,6 +54,9 @@ struct SweepSpec {
   std::vector<HardwareAxis> hardware;
   std::vector<StrategyAxis> strategies;
   std::vector<std::uint64_t> seeds{1};
+  /// The hardware spaces sampled by a local search: `hardware` holds their round 0; the sweep
+  /// adds the later rounds' designs (sweep/search_rounds.hpp).
+  std::vector<DesignSearch> searches;
   // Settings shared by every tuple.
   model::SearchOptions options = model::default_options();
   /// Wall-clock limit per tuple in seconds; 0 means none. A tuple that hits it is recorded

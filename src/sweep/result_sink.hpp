@@ -3,6 +3,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "sweep/record.hpp"
 
@@ -21,6 +22,9 @@ class ResultSink {
   /// Called on rank 0 after every rank has finished (also after an interruption): makes the
   /// final output hold every recorded tuple.
   virtual void finish() = 0;
+  /// Every record of the final output, after finish() (rank 0): what a search's next round
+  /// is chosen from (sweep/search_rounds.hpp).
+  virtual std::vector<TupleRecord> recorded() = 0;
 };
 
 }  // namespace kapla::sweep

@@ -44,6 +44,10 @@ class StrategyRunner final : public TupleRunner {
     for (const auto& hw : spec.hardware) {
       if (hw.design) hardware_.emplace(hw.name, *hw.design);
     }
+    // A local search may run any design of its grid in a later round.
+    for (const auto& search : spec.searches) {
+      for (const auto& point : search.grid) hardware_.emplace(point.hardware.name, point.hardware);
+    }
   }
 
   void check(const Tuple& t) const override {

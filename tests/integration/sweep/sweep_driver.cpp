@@ -8,6 +8,9 @@
 //                      with --group-speedup, also tuples run by rank groups (design only)
 //   layer-profile N H B  strategy B's per-layer-search times on one tuple and the speed-up a
 //                      rank group splitting each layer search's partitions would reach
+//   front-gap REF FOUND  the designs of two results (a grid and a local search of it): their
+//                      Pareto fronts over (area, objective), the gap of FOUND's to REF's, the
+//                      tuples and CPU seconds of each (docs/codesign.md, step 3)
 // $KAPLA_FAKE_SECONDS_PER_COST sets the fake runner's sleep (default 0.002).
 #include <hdf5.h>
 
@@ -32,6 +35,7 @@
 #include "schedule/run_network.hpp"
 #include "search/exhaustive.hpp"
 #include "sweep/assign.hpp"
+#include "sweep/design_search.hpp"
 
 namespace {
 
@@ -123,6 +127,55 @@ int main(int argc, char** argv) {
     } else {
       std::cout << "same " << ra.size() << " tuples\n";
     }
+  });
+  // front-gap: how close a local search's front comes to a grid's.
+  std::string gap_ref, gap_found, gap_objective = "energy";
+  CLI::App* fg = app.add_subcommand("front-gap", "Pareto-front gap of a design search to a grid");
+  fg->add_option("reference", gap_ref, "results of the grid")->required();
+  fg->add_option("found", gap_found, "results of the search")->required();
+  fg->add_option("--objective", gap_objective, "energy, time or edp")->capture_default_str();
+  fg->callback([&] {
+    const auto objective = gap_objective == "time"  ? sweep::SearchObjective::Time
+                           : gap_objective == "edp" ? sweep::SearchObjective::Edp
+                                                    : sweep::SearchObjective::Energy;
+    struct Side {
+      std::vector<sweep::DesignScore> designs;  // with a score
+      std::vector<sweep::DesignScore> front;
+      std::size_t tuples = 0;
+      double cpu_seconds = 0;
+      double best = INFINITY;
+    };
+    auto side = [&](const std::string& path) {
+      const auto results = io::merge_results(io::read_results(path));
+      Side out;
+      std::vector<const sweep::TupleRecord*> records;
+      for (const auto& r : results.records) {
+        records.push_back(&r);
+        out.cpu_seconds += r.result.stats.cpu_seconds;
+      }
+      out.tuples = records.size();
+      for (const auto& [name, score] : sweep::score_records(records, objective)) {
+        if (!score) continue;
+        out.designs.push_back(*score);
+        out.best = std::min(out.best, score->value);
+      }
+      for (const auto i : sweep::pareto_front(out.designs)) out.front.push_back(out.designs[i]);
+      return out;
+    };
+    const Side ref = side(gap_ref);
+    const Side found = side(gap_found);
+    std::size_t matched = 0;
+    for (const auto& f : ref.front) {
+      if (std::find(found.front.begin(), found.front.end(), f) != found.front.end()) ++matched;
+    }
+    std::printf(
+        "reference: %zu tuples, %zu designs with a score, front %zu, best %.9g, %.2f CPU s\n",
+        ref.tuples, ref.designs.size(), ref.front.size(), ref.best, ref.cpu_seconds);
+    std::printf(
+        "found:     %zu tuples, %zu designs with a score, front %zu, best %.9g, %.2f CPU s\n",
+        found.tuples, found.designs.size(), found.front.size(), found.best, found.cpu_seconds);
+    std::printf("reference front designs found: %zu of %zu\n", matched, ref.front.size());
+    std::printf("front gap: %.4f %%\n", 100 * sweep::front_gap(ref.front, found.designs));
   });
   std::string prov_file;
   CLI::App* pv = app.add_subcommand("provenance",

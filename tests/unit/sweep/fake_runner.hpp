@@ -4,6 +4,7 @@
 //   "..._c<N>"  cost N (else 1, 10 or 100 from a hash: costs differ by orders of magnitude)
 //   "bad..."    check() fails (unknown network)
 //   "nosol..."  status no_solution;  "throw..." run() throws (recorded as failed)
+// StoppingRunner wraps a runner and raises the stop flag after N tuples (an injected stop).
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "sweep/runner.hpp"
 #include "sweep/tuple_runner.hpp"
 
 namespace kapla::sweep::testing {
@@ -115,6 +117,24 @@ class FakeRunner final : public TupleRunner {
 
  private:
   double seconds_per_cost_;
+};
+
+// Stops the sweep (as SIGUSR1 would) after `after` tuples.
+class StoppingRunner final : public TupleRunner {
+ public:
+  StoppingRunner(const TupleRunner& inner, int after) : inner_(inner), after_(after) {}
+  void check(const Tuple& t) const override { inner_.check(t); }
+  double estimate_cost(const Tuple& t) const override { return inner_.estimate_cost(t); }
+  TupleResult run(const Tuple& t, const RunContext& ctx) const override {
+    auto r = inner_.run(t, ctx);
+    if (++count_ >= after_) stop_flag().store(true);
+    return r;
+  }
+
+ private:
+  const TupleRunner& inner_;
+  int after_;
+  mutable int count_ = 0;
 };
 
 }  // namespace kapla::sweep::testing

@@ -193,8 +193,8 @@ TEST(DesignSpace, BadSpacesAreOneLineErrors) {
             "jobs/d.json: hardware[0].sampling.random.count: asks for 5 designs, but only 4 "
             "meet the constraints (use \"grid\" for all)");
   EXPECT_EQ(error_of("{" + kSmall + R"(, "sampling": "full"})"),
-            at + "sampling: must be \"grid\" or {\"random\": {\"count\": N, \"seed\": S}}, got "
-                 "\"full\"");
+            at + "sampling: must be \"grid\", {\"random\": {...}} or {\"local_search\": "
+                 "{...}}, got \"full\"");
   EXPECT_EQ(error_of(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {"regf_bytes": [1]}})"),
             "jobs/d.json: hardware[0]: design 'eyeriss_45nm~regf1': regf_bytes: must hold at "
             "least one word (2 bytes), got 1");

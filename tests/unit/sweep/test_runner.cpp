@@ -5,27 +5,14 @@
 #include <map>
 
 #include "fake_runner.hpp"
+#include "memory_sink.hpp"
 #include "sweep/runner.hpp"
 
 namespace kapla::sweep {
 namespace {
 
-class MemorySink final : public ResultSink {
- public:
-  std::set<std::string> existing_keys() override {
-    std::set<std::string> k;
-    for (const auto& [key, r] : records) k.insert(key);
-    return k;
-  }
-  void write(const TupleRecord& r) override {
-    ++writes;
-    ASSERT_TRUE(records.emplace(r.tuple.key(), r).second) << "written twice: " << r.tuple.key();
-  }
-  void finish() override { ++finishes; }
-  std::map<std::string, TupleRecord> records;
-  int writes = 0;
-  int finishes = 0;
-};
+using testing::MemorySink;
+using testing::StoppingRunner;
 
 SweepSpec spec_of(std::vector<std::string> networks) {
   SweepSpec s;
@@ -36,24 +23,6 @@ SweepSpec spec_of(std::vector<std::string> networks) {
   s.output = "unused.h5";
   return s;
 }
-
-// Stops the sweep (as SIGUSR1 would) after `after` tuples.
-class StoppingRunner final : public TupleRunner {
- public:
-  StoppingRunner(const TupleRunner& inner, int after) : inner_(inner), after_(after) {}
-  void check(const Tuple& t) const override { inner_.check(t); }
-  double estimate_cost(const Tuple& t) const override { return inner_.estimate_cost(t); }
-  TupleResult run(const Tuple& t, const RunContext& ctx) const override {
-    auto r = inner_.run(t, ctx);
-    if (++count_ >= after_) stop_flag().store(true);
-    return r;
-  }
-
- private:
-  const TupleRunner& inner_;
-  int after_;
-  mutable int count_ = 0;
-};
 
 TEST(run_sweep, records_every_tuple_once) {
   stop_flag().store(false);

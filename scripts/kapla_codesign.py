@@ -1,16 +1,19 @@
 """Co-design results (issue 19, docs/codesign_results.md): tables and plots of the hardware
 design points of a sweep (tuples whose `design_base` is set, docs/codesign.md).
 
-  codesign_layers_<net>_<label>_b<batch>   table: pJ/MAC per layer for the baseline design, the
-                                            layer-wise best design and the best single design
-                                            (Thistle, CGO 2023, Fig. 5/6)
-  codesign_front_<net>_<label>_b<batch>    table: the area-EDP Pareto front
+One group of tables and plots per network, design space (its base), strategy label and batch;
+the stems end in <net>_<base>_<label>_b<batch>:
+
+  codesign_layers_...         table: pJ/MAC per layer for the baseline design, the layer-wise
+                              best design and the best single design (Thistle, CGO 2023,
+                              Fig. 5/6)
+  codesign_front_...          table: the area-EDP Pareto front
   pareto_area_edp_..., pareto_energy_delay_...   every design and its Pareto front
-  pj_per_mac_...                           the three pJ/MAC series per layer
-  heatmap_design_<x>_<y>_...               lowest energy over two design axes
+  pj_per_mac_...              the three pJ/MAC series per layer
+  heatmap_design_<x>_<y>_...  lowest energy over two design axes
 
 pJ/MAC = energy (J, as the technology model gives it) x 1e12 / MACs, with the MACs of schema 7's
-`macs` columns (older files have none: no pJ/MAC then). The baseline is a tuple on the design
+`macs` columns (older files have none: no pJ/MAC then). The baseline is the tuple on the design
 space's base hardware itself (list the base as a plain hardware entry of the job, as
 jobs/codesign_thistle_*.json do) or the design named by --baseline. The layer-wise best takes,
 for each layer, the lowest pJ/MAC any design gave that layer within its network schedule; the
@@ -19,7 +22,7 @@ best single design is the design of the lowest network energy.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -36,7 +39,29 @@ DESIGN_AXES = [("nodes", "nodes"), ("pe", "PE array"), ("design_gbuf_bytes", "GB
 # What --heatmap-axes accepts: the axis names of job files (docs/codesign.md) and "pe".
 HEATMAP_AXIS_NAMES = ["nodes", "pe", "gbuf_bytes", "regf_bytes", "array_bus_width_bits",
                       "dram_bandwidth"]
-GROUP = ["network", "label", "batch"]
+GROUP = ["network", "design_base", "label", "batch"]
+
+
+class Group(NamedTuple):
+    """One experiment: a network, a design space (its base), a strategy label and a batch.
+    Designs of different spaces are never compared with each other (two technologies)."""
+    network: str
+    base: str
+    label: str
+    batch: int
+
+    def stem(self) -> str:
+        return "_".join(_safe(v) for v in (self.network, self.base, self.label)) + \
+            f"_b{self.batch}"
+
+    def title(self) -> str:
+        return f"{self.network}, {self.base} designs, {self.label}, batch {self.batch}"
+
+    def of(self, t: pd.DataFrame) -> pd.DataFrame:
+        """The rows of tuples table `t` in this group (design points only if `t` has only
+        them)."""
+        return t[(t["network"] == self.network) & (t["label"] == self.label) &
+                 (t["batch"] == self.batch)]
 
 
 def _safe(s) -> str:
@@ -79,16 +104,12 @@ def pareto(df: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
     return s[np.array(keep, dtype=bool)]
 
 
-def baseline_key(res: kr.Results, net: str, label: str, batch: int,
-                 baseline: Optional[str] = None) -> Optional[str]:
-    """The key of the baseline tuple: hardware `baseline` if given, else the plain tuple on the
-    design space's base; None when the results have neither."""
-    t = res.tuples
-    t = t[(t["status"] == "ok") & (t["network"] == net) & (t["label"] == label) &
-          (t["batch"] == batch)]
+def baseline_key(res: kr.Results, g: Group, baseline: Optional[str] = None) -> Optional[str]:
+    """The key of the baseline tuple of group g: on hardware `baseline` if given, else the
+    plain tuple on the design space's base; None when the results have neither."""
+    t = g.of(res.tuples[res.tuples["status"] == "ok"])
     if baseline is None:
-        bases = set(t["design_base"].fillna("")) - {""}
-        match = t[t["hardware"].isin(bases) & (t["design_base"].fillna("") == "")]
+        match = t[(t["hardware"] == g.base) & (t["design_base"].fillna("") == "")]
     else:
         match = t[t["hardware"] == baseline]
     return str(match["key"].iloc[0]) if len(match) else None
@@ -103,14 +124,13 @@ def _layers_of(res: kr.Results, keys: Sequence[str]) -> pd.DataFrame:
     return lay.assign(pj_per_mac=lay["energy"] * PJ_PER_J / lay["macs"])
 
 
-def layer_choices(res: kr.Results, net: str, label: str, batch: int,
+def layer_choices(res: kr.Results, g: Group,
                   baseline: Optional[str] = None) -> Optional[pd.DataFrame]:
     """One row per layer with MACs, in scheduling order: macs, baseline_pj, layerwise_pj,
     layerwise_design, single_pj; the best single design's name in attrs['single']. None when
-    there are no design points with MACs for (net, label, batch)."""
-    d = designs(res)
-    d = d[(d["network"] == net) & (d["label"] == label) & (d["batch"] == batch) &
-          (d["macs"] > 0)]
+    the group has no design points with MACs."""
+    d = designs_of(res, g)
+    d = d[d["macs"] > 0]
     if d.empty:
         return None
     single = d.sort_values(["energy", "key"], kind="stable").iloc[0]
@@ -119,7 +139,7 @@ def layer_choices(res: kr.Results, net: str, label: str, batch: int,
     best = lay.sort_values(["pj_per_mac", "hardware"], kind="stable") \
         .drop_duplicates("layer").set_index("layer")
     one = lay[lay["key"] == single["key"]].set_index("layer")["pj_per_mac"]
-    bkey = baseline_key(res, net, label, batch, baseline)
+    bkey = baseline_key(res, g, baseline)
     base = _layers_of(res, [bkey]).set_index("layer")["pj_per_mac"] if bkey else pd.Series(
         dtype=float)
     out = order.assign(baseline_pj=[base.get(l, np.nan) for l in order["layer"]],
@@ -141,9 +161,17 @@ def weighted(c: pd.DataFrame, col: str) -> float:
     return float((c[col] * macs).sum(min_count=len(c)) / macs.sum())
 
 
-def _groups(res: kr.Results) -> List[Tuple[str, str, int]]:
+def groups(res: kr.Results) -> List[Group]:
+    """The groups of the design points, sorted."""
     d = designs(res)
-    return [(n, l, int(b)) for (n, l, b) in d[GROUP].drop_duplicates().itertuples(index=False)]
+    return sorted(Group(n, b, l, int(x)) for n, b, l, x in
+                  d[GROUP].drop_duplicates().itertuples(index=False))
+
+
+def designs_of(res: kr.Results, g: Group) -> pd.DataFrame:
+    """designs(res) of group g."""
+    d = designs(res)
+    return g.of(d[d["design_base"] == g.base])
 
 
 def _short(design: str) -> str:
@@ -157,9 +185,9 @@ def _num(v: float, digits: int = 2) -> Cell:
 
 def tables(res: kr.Results, baseline: Optional[str] = None) -> List[Table]:
     out = []
-    for net, label, batch in _groups(res):
-        stem = f"{_safe(net)}_{_safe(label)}_b{batch}"
-        c = layer_choices(res, net, label, batch, baseline)
+    for g in groups(res):
+        stem, what = g.stem(), g.title()
+        c = layer_choices(res, g, baseline)
         if c is not None:
             rows = [[Cell(l), Cell(f"{m:,}", int(m)), _num(b), _num(w), Cell(_short(d)),
                      _num(s)] for l, m, b, w, d, s in
@@ -178,11 +206,10 @@ def tables(res: kr.Results, baseline: Optional[str] = None) -> List[Table]:
             notes.append("pJ/MAC = the layer's energy in its network schedule / its MACs; "
                          "layers without MACs (pooling, element-wise) are left out.")
             out.append(Table(f"codesign_layers_{stem}",
-                             f"pJ/MAC per layer, {net}, {label}, batch {batch}",
+                             f"pJ/MAC per layer, {what}",
                              ["Layer", "MACs", "baseline", "layer-wise best", "its design",
                               "best single"], rows, notes, bold_rows=[len(rows) - 1]))
-        d = designs(res)
-        d = d[(d["network"] == net) & (d["label"] == label) & (d["batch"] == batch)]
+        d = designs_of(res, g)
         if d["area_mm2"].gt(0).any():
             f = pareto(d[d["area_mm2"] > 0], "area_mm2", "edp")
             rows = [[Cell(_short(h)), _num(a, 4), Cell(f"{e:.4g}", float(e)),
@@ -190,8 +217,7 @@ def tables(res: kr.Results, baseline: Optional[str] = None) -> List[Table]:
                     for h, a, e, en, t, p in zip(f["hardware"], f["area_mm2"], f["edp"],
                                                  f["energy"], f["time"], f["pj_per_mac"])]
             out.append(Table(f"codesign_front_{stem}",
-                             f"Area-EDP Pareto front, {net}, {label}, batch {batch} "
-                             f"({len(f)} of {len(d)} designs)",
+                             f"Area-EDP Pareto front, {what} ({len(f)} of {len(d)} designs)",
                              ["Design", "area mm²", "EDP (J x cycles)", "energy (J)",
                               "time (cycles)", "pJ/MAC"], rows))
     return out
@@ -264,13 +290,10 @@ def plots(res: kr.Results, out_dir: str, save, baseline: Optional[str] = None,
     """(title, stem) of each figure written; `save(fig, out_dir, stem)` writes PNG and PDF."""
     import matplotlib.pyplot as plt
     written = []
-    all_d = designs(res)
-    for net, label, batch in _groups(res):
-        stem = f"{_safe(net)}_{_safe(label)}_b{batch}"
-        d = all_d[(all_d["network"] == net) & (all_d["label"] == label) &
-                  (all_d["batch"] == batch)]
-        base = _baseline_row(res, d, baseline_key(res, net, label, batch, baseline))
-        what = f"{net}, {label}, batch {batch}"
+    for g in groups(res):
+        stem, what = g.stem(), g.title()
+        d = designs_of(res, g)
+        base = _baseline_row(res, d, baseline_key(res, g, baseline))
         if d["area_mm2"].gt(0).any():
             _front_plot(d[d["area_mm2"] > 0], "area_mm2", "edp", "area (mm²)",
                         "EDP (J x cycles, log)", f"Area vs EDP, {what}", base, out_dir,
@@ -282,7 +305,7 @@ def plots(res: kr.Results, out_dir: str, save, baseline: Optional[str] = None,
                     save)
         written.append((f"Energy vs delay and its Pareto front, {what}",
                          f"pareto_energy_delay_{stem}"))
-        c = layer_choices(res, net, label, batch, baseline)
+        c = layer_choices(res, g, baseline)
         if c is not None:
             fig, ax = plt.subplots(figsize=(max(5.0, 0.32 * len(c) + 2.0), 3.6))
             x = np.arange(len(c))
@@ -347,15 +370,3 @@ def _heatmap(d: pd.DataFrame, chosen: Optional[Sequence[str]]):
     grid = d.groupby([yc, xc])["energy"].min()
     data = np.array([[grid.get((y, x), np.nan) for x in xs] for y in ys], float)
     return (xc, xl), (yc, yl), data, xs, ys
-
-
-def summary(res: kr.Results, baseline: Optional[str] = None) -> Dict[str, Dict[str, float]]:
-    """Per "network label bBATCH": pJ/MAC over the layers with MACs of the baseline, the
-    layer-wise best designs and the best single design."""
-    out = {}
-    for net, label, batch in _groups(res):
-        c = layer_choices(res, net, label, batch, baseline)
-        if c is not None:
-            out[f"{net} {label} b{batch}"] = {k: c.attrs[k + "_pj"]
-                                              for k in ("baseline", "layerwise", "single")}
-    return out

@@ -60,7 +60,11 @@ class CodesignReportTest(unittest.TestCase):
                              "axes": {"pe_array": [[4, 4], [8, 8], [14, 12]],
                                       "gbuf_bytes": [32768, 131072],
                                       "regf_bytes": [64, 1024]},
-                             "constraints": {"area_budget_mm2": 2.4}}],
+                             "constraints": {"area_budget_mm2": 2.4}},
+                            # A second space, another technology: a group of its own.
+                            {"name": "eyeriss_45nm_nobus", "batch": 1},
+                            {"base": "eyeriss_45nm_nobus", "batch": 1,
+                             "axes": {"pe_array": [[8, 8]], "regf_bytes": [64, 1024]}}],
                "strategies": ["kapla"], "seeds": [1], "options": {"opt_goal": "e"},
                "output": "codesign_test.h5"}
         jf = os.path.join(cls.tmp, "job.json")
@@ -80,14 +84,15 @@ class CodesignReportTest(unittest.TestCase):
     def test_macs_columns_count_multiply_accumulates(self):
         with h5py.File(self.h5, "r") as f:
             self.assertEqual(int(f.attrs["kapla_schema"]), 7)
-        self.assertEqual(len(self.tuples), 13)  # the base + 12 designs, all under 2.4 mm^2
+        # Each base + its designs: 12 under 2.4 mm^2 (all), 2.
+        self.assertEqual(len(self.tuples), 13 + 3)
         for row in self.layers:
             self.assertEqual(row["macs"], MACS[row["layer"]], row["layer"])
         for t in self.tuples.values():
             self.assertEqual(t["macs"], sum(MACS.values()))
 
     def test_pareto_front_is_exactly_the_non_dominated_designs(self):
-        d = kc.designs(self.res)
+        d = kc.designs_of(self.res, kc.groups(self.res)[0])
         self.assertEqual(len(d), 12)
         for x, y in (("area_mm2", "edp"), ("time", "energy")):
             front = kc.pareto(d, x, y)
@@ -101,11 +106,12 @@ class CodesignReportTest(unittest.TestCase):
             self.assertTrue(np.all(np.diff(front[y].to_numpy()) < 0))
 
     def test_pj_per_mac_per_layer_choices(self):
-        net = self.res.tuples["network"].iloc[0]
-        c = kc.layer_choices(self.res, net, "K", 1)
+        g = kc.groups(self.res)[0]
+        self.assertEqual((g.base, g.label, g.batch), ("eyeriss_45nm", "K", 1))
+        c = kc.layer_choices(self.res, g)
         self.assertEqual(list(c["layer"]), ["conv", "fc"])  # the pooling layer has no MACs
-        designs = {k: t for k, t in self.tuples.items() if t["design_base"]}
-        base = [k for k, t in self.tuples.items() if not t["design_base"]]
+        designs = {k: t for k, t in self.tuples.items() if t["design_base"] == "eyeriss_45nm"}
+        base = [k for k, t in self.tuples.items() if t["hardware"] == "eyeriss_45nm"]
         self.assertEqual(c.attrs["baseline"], "eyeriss_45nm")
         single = min(designs, key=lambda k: (designs[k]["energy"], k))
         self.assertEqual(c.attrs["single"], designs[single]["hardware"])
@@ -123,6 +129,19 @@ class CodesignReportTest(unittest.TestCase):
             total, delta=1e-9 * c.attrs["single_pj"])
         self.assertLessEqual(c.attrs["layerwise_pj"], c.attrs["single_pj"])
 
+    def test_two_design_spaces_are_two_groups(self):
+        first, second = kc.groups(self.res)
+        self.assertEqual((first.base, second.base), ("eyeriss_45nm", "eyeriss_45nm_nobus"))
+        c = kc.layer_choices(self.res, second)
+        self.assertEqual(c.attrs["baseline"], "eyeriss_45nm_nobus")
+        self.assertTrue(c.attrs["single"].startswith("eyeriss_45nm_nobus~"))
+        self.assertTrue(all(d.startswith("eyeriss_45nm_nobus~") for d in c["layerwise_design"]))
+        self.assertEqual(len(kc.designs_of(self.res, second)), 2)
+        # The technology without array-bus energy gives that part 0.
+        for r in self.layers:
+            if self.tuples[r["key"]]["hardware"].startswith("eyeriss_45nm_nobus"):
+                self.assertEqual(r["energy_itcn"], 0)
+
     def test_report_writes_the_codesign_tables_and_plots(self):
         out = os.path.join(self.tmp, "report")
         p = subprocess.run([PYTHON, os.path.join(SCRIPTS, "report.py"), self.h5, "--out", out,
@@ -131,7 +150,8 @@ class CodesignReportTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(out, "index.md"), encoding="utf-8") as f:
             index = f.read()
-        stem = kc._safe(self.res.tuples["network"].iloc[0]) + "_K_b1"  # the network's path
+        stem = kc.groups(self.res)[0].stem()
+        self.assertTrue(stem.endswith("tiny_cnn.json_eyeriss_45nm_K_b1"), stem)
         for t in (f"codesign_layers_{stem}", f"codesign_front_{stem}"):
             for ext in ("md", "csv", "tex"):
                 self.assertIn(f"tables/{t}.{ext}", index)
@@ -144,9 +164,8 @@ class CodesignReportTest(unittest.TestCase):
             self.assertIn(f"plots/{plot}.png", index)
 
     def test_a_named_baseline_replaces_the_base_and_must_exist(self):
-        net = self.res.tuples["network"].iloc[0]
         name = "eyeriss_45nm~pe8x8~gbuf32k~regf64"
-        c = kc.layer_choices(self.res, net, "K", 1, baseline=name)
+        c = kc.layer_choices(self.res, kc.groups(self.res)[0], baseline=name)
         self.assertEqual(c.attrs["baseline"], name)
         key = next(k for k, t in self.tuples.items() if t["hardware"] == name)
         conv = next(r for r in self.layers if r["key"] == key and r["layer"] == "conv")

@@ -47,7 +47,7 @@ const model::UnitCosts kSingleNodeCosts =
 TEST(HardwarePresets, CatalogListsThem) {
   EXPECT_EQ(Catalog(KAPLA_SOURCE_DATA_DIR).list_hardware(),
             (std::vector<std::string>{"cloud", "cloud4x4", "edge", "edge_systolic", "eyeriss",
-                                      "eyeriss_45nm"}));
+                                      "eyeriss_45nm", "eyeriss_45nm_nobus"}));
 }
 
 TEST(HardwarePresets, Cloud) {
@@ -129,6 +129,22 @@ TEST(HardwarePresets, Eyeriss45nmCostsComeFromItsTechnology) {
   EXPECT_EQ(hw.costs.mem_hier[MemLevel::Itcn], 4.4 / 1e12);
   EXPECT_EQ(hw.costs.noc_hop, 22 / 1e12);
   EXPECT_EQ(hw.costs.idl_unit, 0);
+}
+
+// Thistle's energy model in kapla (docs/codesign_results.md): eyeriss_45nm without the
+// array-bus energy, nothing else changed (sizes, areas, every other energy).
+TEST(HardwarePresets, Eyeriss45nmNobusIsEyeriss45nmWithoutTheArrayBus) {
+  const model::Hardware with_bus = preset("eyeriss_45nm");
+  model::Hardware nobus = preset("eyeriss_45nm_nobus");
+  ASSERT_TRUE(nobus.technology);
+  EXPECT_EQ(nobus.costs.mem_hier[MemLevel::Itcn], 0);
+  EXPECT_EQ(nobus.technology->energy.itcn_pj, 0);
+  nobus.costs.mem_hier[MemLevel::Itcn] = with_bus.costs.mem_hier[MemLevel::Itcn];
+  nobus.technology->energy.itcn_pj = with_bus.technology->energy.itcn_pj;
+  nobus.technology->source = with_bus.technology->source;
+  nobus.name = with_bus.name;
+  nobus.source = with_bus.source;
+  EXPECT_EQ(nobus, with_bus);
 }
 
 // A reference file and its preset differ only in name and source.

@@ -201,7 +201,10 @@ def anytime_curves(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
     c = res.curves.join(t[["network", "hardware", "batch", "label", "seed"]], on="key")
     ok = _ok_tuples(res).set_index("key")
     colors = _colors(res)
+    plain = {hw for hw, _ in kt.groups(res)}  # not per design point of a hardware space
     for (net, hw, batch), g in c.groupby(["network", "hardware", "batch"], sort=False):
+        if hw not in plain:
+            continue
         fig, ax = plt.subplots(figsize=(5.8, 3.9))
         for (label, seed), gc in g.groupby(["label", "seed"], sort=True):
             x = np.maximum(gc["seconds"].to_numpy(float), 1e-4)
@@ -260,10 +263,13 @@ def _heatmap(ax, data: np.ndarray, rows: List[str], cols: List[str], fmt, cmap="
 
 
 def hardware_heatmaps(res: kr.Results, out_dir: str) -> List[Tuple[str, str]]:
-    """Only when the sweep has more than one hardware."""
+    """Only when the sweep has more than one hardware. Design points of hardware spaces are
+    the co-design section's (kapla_codesign: heat map over two design axes)."""
     written = []
+    plain = {hw for hw, _ in kt.groups(res)}
     ok = _ok_tuples(res)
-    hws = list(dict.fromkeys(res.expected["hardware"]))
+    ok = ok[ok["hardware"].isin(plain)]
+    hws = [hw for hw in dict.fromkeys(res.expected["hardware"]) if hw in plain]
     if len(hws) < 2 or ok.empty:
         return written
     labels = kt.ordered_labels(ok["label"])

@@ -224,8 +224,13 @@ def _networks_in_order(res: kr.Results, g: pd.DataFrame) -> List[str]:
 
 
 def groups(res: kr.Results) -> List[Tuple[str, int]]:
-    """The (hardware, batch) configurations, cloud-like (more nodes) first."""
-    g = res.expected[["hardware", "batch"]].drop_duplicates()
+    """The (hardware, batch) configurations, cloud-like (more nodes) first. Design points of
+    hardware spaces are left to the co-design section (kapla_codesign): a table and a plot per
+    design point would be 10^5 files for a sweep of 10^4 designs."""
+    e = res.expected
+    if "design_base" in e:
+        e = e[e["design_base"].fillna("") == ""]
+    g = e[["hardware", "batch"]].drop_duplicates()
     return sorted(((h, int(b)) for h, b in zip(g["hardware"], g["batch"])),
                   key=lambda x: (-x[1], x[0]))
 

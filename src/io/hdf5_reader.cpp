@@ -44,8 +44,12 @@ class TableReader {
     if (native_ < 0) throw InputError(error("unreadable type"));
     row_size_ = H5Tget_size(native_);
     buffer_.assign(std::max<std::size_t>(1, rows_ * row_size_), 0);
-    if (rows_ > 0 &&
-        H5Dread(ds_.get(), native_, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer_.data()) < 0) {
+    const std::size_t widest = std::max(row_size_, H5Tget_size(type_.get()));
+    const hid_t dxpl = transfer_plist(rows_ * widest);
+    const bool read = dxpl >= 0 && (rows_ == 0 || H5Dread(ds_.get(), native_, H5S_ALL, H5S_ALL,
+                                                          dxpl, buffer_.data()) >= 0);
+    if (dxpl >= 0) H5Pclose(dxpl);
+    if (!read) {
       H5Tclose(native_);
       throw InputError(error("cannot read the table (corrupt file?)"));
     }

@@ -32,22 +32,41 @@ ScheduleSimulation finish(std::vector<double> busy, double total) {
 
 ScheduleSimulation simulate_dynamic_queue(const std::vector<double>& times,
                                           const std::vector<std::size_t>& order, int ranks,
-                                          double dispatch_latency) {
+                                          double dispatch_latency, double service_time,
+                                          double chunk_seconds) {
   KAPLA_ASSERT(ranks >= 1, "simulate_dynamic_queue: ranks must be >= 1");
   using Slot = std::pair<double, int>;  // (time free, rank)
   std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free_at;
   for (int r = 0; r < ranks; ++r) free_at.emplace(0.0, r);
   std::vector<double> busy(static_cast<std::size_t>(ranks), 0.0);
-  double total = 0;
-  for (const std::size_t task : order) {
+  std::vector<double> prefix{0.0};
+  for (const std::size_t task : order) prefix.push_back(prefix.back() + times.at(task));
+  double dispatcher_free = 0;  // requests are answered in the order they arrive
+  for (std::size_t next = 0; next < order.size();) {
     auto [t, r] = free_at.top();
     free_at.pop();
-    const double d = times.at(task) + dispatch_latency;
-    total += times.at(task);
-    busy[static_cast<std::size_t>(r)] = t + d;
-    free_at.emplace(t + d, r);
+    const std::size_t n = chunk_seconds > 0 ? chunk_size(prefix, next, ranks, chunk_seconds) : 1;
+    dispatcher_free = std::max(dispatcher_free, t) + service_time;
+    const double end = dispatcher_free + dispatch_latency + (prefix[next + n] - prefix[next]);
+    next += n;
+    busy[static_cast<std::size_t>(r)] = end;
+    free_at.emplace(end, r);
   }
+  const double total = prefix.back();
   return finish(std::move(busy), total);
+}
+
+std::size_t chunk_size(const std::vector<double>& prefix, std::size_t next, int ranks,
+                       double target_seconds) {
+  const std::size_t n = prefix.size() - 1;  // tasks
+  KAPLA_ASSERT(next < n && ranks >= 1, "chunk_size: no task left or no rank");
+  const double left = prefix.back() - prefix[next];
+  const double goal = std::min(target_seconds, left / (4.0 * ranks));
+  // First position whose work from `next` on reaches the goal (prefix is non-decreasing).
+  const auto reach = std::lower_bound(prefix.begin() + static_cast<std::ptrdiff_t>(next) + 1,
+                                      prefix.end(), prefix[next] + goal);
+  const auto end = static_cast<std::size_t>(reach - prefix.begin());
+  return std::max<std::size_t>(1, std::min(end, n) - next);
 }
 
 ScheduleSimulation simulate_round_robin(const std::vector<double>& times,

@@ -20,10 +20,22 @@ struct ScheduleSimulation {
 
 /// Simulates the Communicator's dynamic queue: tasks are taken in `order` by whichever rank
 /// becomes free first (lowest rank on ties); `times` are the tasks' real durations and
-/// `dispatch_latency` is added per task (the request round trip).
+/// `dispatch_latency` is added per task (the request round trip). `service_time` is what
+/// answering one request costs rank 0, which answers one at a time: with many ranks and short
+/// tasks the requests queue there.
+/// With `chunk_seconds` > 0 a request takes chunk_size(.., chunk_seconds) tasks, sized by the
+/// true times (a perfect estimate), which run back to back on the rank.
 ScheduleSimulation simulate_dynamic_queue(const std::vector<double>& times,
                                           const std::vector<std::size_t>& order, int ranks,
-                                          double dispatch_latency = 0);
+                                          double dispatch_latency = 0, double service_time = 0,
+                                          double chunk_seconds = 0);
+
+/// How many tasks one request takes from position `next` of a dispatch order, where
+/// prefix[k] is the estimated work of the first k tasks: enough for `target_seconds` of
+/// estimated work, but at most a quarter of one rank's share of the work left, so that the
+/// last tasks still spread over the ranks; at least 1.
+std::size_t chunk_size(const std::vector<double>& prefix, std::size_t next, int ranks,
+                       double target_seconds);
 
 /// The same for a static round robin split (task order[i] to rank i % ranks), for comparison.
 ScheduleSimulation simulate_round_robin(const std::vector<double>& times,

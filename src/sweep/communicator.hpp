@@ -24,6 +24,10 @@ using TaskFn = std::function<void(std::size_t task)>;
 using StopFn = std::function<bool()>;
 /// Called on rank 0's main thread after each change and about once a second.
 using ProgressFn = std::function<void(const DispatchState&)>;
+/// How many tasks, from position `next` of the order on, one request of another rank takes
+/// (at least 1; null: 1). Many short tasks per request keep rank 0 from becoming the
+/// bottleneck when thousands of ranks ask for tasks of milliseconds.
+using ChunkFn = std::function<std::size_t(std::size_t next)>;
 
 class Communicator {
  public:
@@ -47,12 +51,14 @@ class Communicator {
   virtual void abort(int exit_code) = 0;
 
   /// Runs each of the tasks order[0], order[1], ... exactly once on some rank, handing them
-  /// out dynamically in that order: a rank asks for the next task when it finishes one, so a
-  /// few long tasks cannot leave other ranks idle behind a static split. Returns on every
-  /// rank when all handed-out tasks are done. Exceptions from `work` stop this rank's share
+  /// out dynamically in that order: a rank asks for the next tasks (`chunk` of them) when it
+  /// finishes its last, so a few long tasks cannot leave other ranks idle behind a static
+  /// split. `stop` is also polled between the tasks of a chunk. Returns on every rank when
+  /// all handed-out tasks are done or dropped. Exceptions from `work` stop this rank's share
   /// and are rethrown after the others are told.
   virtual void for_each_task(const std::vector<std::size_t>& order, const TaskFn& work,
-                             const StopFn& stop, const ProgressFn& progress) = 0;
+                             const StopFn& stop, const ProgressFn& progress,
+                             const ChunkFn& chunk) = 0;
 };
 
 /// One process, no MPI.

@@ -4,10 +4,12 @@
 // (MPI_THREAD_FUNNELED) and a long local task never delays the other ranks' next task.
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "sweep/communicator.hpp"
@@ -16,8 +18,10 @@ namespace kapla::sweep {
 
 namespace {
 
-constexpr int kTagRequest = 7101;  // worker -> 0: {finished_one, wants_more}
-constexpr int kTagAssign = 7102;   // 0 -> worker: task index, or -1 for "no more"
+constexpr int kTagRequest =
+    7101;  // worker -> 0: {tasks finished since its last request, wants_more}
+constexpr int kTagAssign = 7102;        // 0 -> worker: {n, n task indices}; n = 0: "no more"
+constexpr std::size_t kMaxChunk = 256;  // tasks per assignment message
 
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw InternalError(std::string("MPI call failed: ") + what);
@@ -101,9 +105,9 @@ class MpiCommunicator final : public Communicator {
   }
 
   void for_each_task(const std::vector<std::size_t>& order, const TaskFn& work, const StopFn& stop,
-                     const ProgressFn& progress) override {
+                     const ProgressFn& progress, const ChunkFn& chunk) override {
     if (rank_ == 0) {
-      dispatch(order, work, stop, progress);
+      dispatch(order, work, stop, progress, chunk);
     } else {
       request_loop(work, stop);
     }
@@ -113,18 +117,28 @@ class MpiCommunicator final : public Communicator {
   // Rank 0: a helper thread works through the queue like any other rank, while this (main)
   // thread answers the other ranks.
   void dispatch(const std::vector<std::size_t>& order, const TaskFn& work, const StopFn& stop,
-                const ProgressFn& progress) {
+                const ProgressFn& progress, const ChunkFn& chunk) {
     std::mutex mutex;  // guards next, state, local_failed
     std::size_t next = 0;
     DispatchState state;
     state.total = order.size();
     bool local_failed = false;
     std::exception_ptr local_error;
+    // Tasks handed to each rank and not yet reported: its next request reports how many of
+    // them it finished; the others were dropped by a stop.
+    std::vector<std::size_t> outstanding(static_cast<std::size_t>(size_), 0);
 
     auto take = [&]() -> long long {  // under mutex
       if (next >= order.size() || local_failed || (stop && stop())) return -1;
       ++state.running;
       return static_cast<long long>(order[next++]);
+    };
+    auto take_chunk = [&](std::vector<long long>& message) {  // under mutex: {n, tasks...}
+      const bool sized = chunk && next < order.size();
+      const std::size_t want = sized ? std::clamp<std::size_t>(chunk(next), 1, kMaxChunk) : 1;
+      message.assign(1, 0);
+      for (long long t = 0; message.size() <= want && (t = take()) >= 0;) message.push_back(t);
+      message[0] = static_cast<long long>(message.size() - 1);
     };
 
     bool local_done = false;
@@ -170,24 +184,28 @@ class MpiCommunicator final : public Communicator {
                 "MPI_Iprobe");
         }
         if (flag) {
-          int msg[2] = {0, 0};
-          check(MPI_Recv(msg, 2, MPI_INT, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
+          long long msg[2] = {0, 0};
+          check(MPI_Recv(msg, 2, MPI_LONG_LONG, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE),
                 "MPI_Recv");
-          long long task = -1;
+          const auto source = static_cast<std::size_t>(status.MPI_SOURCE);
+          std::vector<long long> assign;
           {
             std::lock_guard<std::mutex> lock(mutex);
-            if (msg[0]) {
-              --state.running;
-              ++state.done;
+            state.running -= outstanding[source];
+            state.done += static_cast<std::size_t>(msg[0]);
+            outstanding[source] = 0;
+            if (msg[1]) {
+              take_chunk(assign);
+              outstanding[source] = static_cast<std::size_t>(assign[0]);
             }
-            if (msg[1]) task = take();
           }
           if (msg[1]) {
-            check(MPI_Send(&task, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD),
+            check(MPI_Send(assign.data(), static_cast<int>(assign.size()), MPI_LONG_LONG,
+                           status.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD),
                   "MPI_Send");
           }
-          if (!msg[1] || task < 0) --active;
+          if (!msg[1] || assign[0] == 0) --active;
         }
         DispatchState now_state;
         {
@@ -216,27 +234,33 @@ class MpiCommunicator final : public Communicator {
     if (local_error) std::rethrow_exception(local_error);
   }
 
-  // Ranks > 0: ask for a task, run it, report it and ask again, until told "no more".
+  // Ranks > 0: ask for tasks, run them, report them and ask again, until told "no more".
   void request_loop(const TaskFn& work, const StopFn& stop) {
-    bool finished_one = false;
+    long long finished = 0;  // since the last request
+    std::vector<long long> assign(kMaxChunk + 1);
     for (;;) {
       const bool wants_more = !(stop && stop());
-      int msg[2] = {finished_one ? 1 : 0, wants_more ? 1 : 0};
-      check(MPI_Send(msg, 2, MPI_INT, 0, kTagRequest, MPI_COMM_WORLD), "MPI_Send");
+      long long msg[2] = {finished, wants_more ? 1 : 0};
+      check(MPI_Send(msg, 2, MPI_LONG_LONG, 0, kTagRequest, MPI_COMM_WORLD), "MPI_Send");
       if (!wants_more) return;
-      long long task = -1;
-      check(MPI_Recv(&task, 1, MPI_LONG_LONG, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+      check(MPI_Recv(assign.data(), static_cast<int>(assign.size()), MPI_LONG_LONG, 0, kTagAssign,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
             "MPI_Recv");
-      if (task < 0) return;
-      try {
-        work(static_cast<std::size_t>(task));
-      } catch (...) {
-        // Tell rank 0 that this rank leaves (its task counts as finished), then report.
-        int bye[2] = {1, 0};
-        MPI_Send(bye, 2, MPI_INT, 0, kTagRequest, MPI_COMM_WORLD);
-        throw;
+      const long long n = assign[0];
+      if (n <= 0) return;
+      finished = 0;
+      for (long long i = 1; i <= n; ++i) {
+        if (i > 1 && stop && stop()) break;  // the rest of the chunk is dropped, not run
+        try {
+          work(static_cast<std::size_t>(assign[static_cast<std::size_t>(i)]));
+        } catch (...) {
+          // Tell rank 0 that this rank leaves (its chunk counts as finished), then report.
+          long long bye[2] = {finished + 1, 0};
+          MPI_Send(bye, 2, MPI_LONG_LONG, 0, kTagRequest, MPI_COMM_WORLD);
+          throw;
+        }
+        ++finished;
       }
-      finished_one = true;
     }
   }
 

@@ -16,9 +16,15 @@ class ResultSink {
   /// before any write; throws InputError for a corrupt or foreign output, which is then left
   /// untouched.
   virtual std::set<std::string> existing_keys() = 0;
-  /// Records one finished tuple durably before returning: a later kill must not lose it or
-  /// corrupt anything. Called on every rank, from one thread per process at a time.
+  /// Called on rank 0 after existing_keys() and before any tuple runs: records what the job
+  /// asks for, so that a merge after a kill still knows the tuples that never ran.
+  virtual void begin() {}
+  /// Records one finished tuple durably, at once or within a bounded delay (HDF5: half a
+  /// second): a later kill must not corrupt anything, nor lose a tuple recorded longer ago.
+  /// Called on every rank, from one thread per process at a time.
   virtual void write(const TupleRecord& record) = 0;
+  /// Called on every rank after its last write: records everything written so far.
+  virtual void flush() {}
   /// Called on rank 0 after every rank has finished (also after an interruption): makes the
   /// final output hold every recorded tuple.
   virtual void finish() = 0;

@@ -27,6 +27,9 @@ std::atomic<std::int64_t>& stop_since_ns() {
 
 namespace {
 
+// Estimated seconds of work one request of another rank takes (chunk_size).
+constexpr double kChunkSeconds = 0.05;
+
 extern "C" void on_stop_signal(int /*signo*/) {
   // clock_gettime is async-signal-safe; steady_clock is CLOCK_MONOTONIC. A second signal
   // does not restart the grace period.
@@ -90,6 +93,7 @@ RunSummary run_sweep(const SweepSpec& spec, const TupleRunner& runner, Communica
     try {
       message = "K";
       for (const auto& key : sink.existing_keys()) message += key + "\n";
+      sink.begin();
     } catch (const InputError& e) {
       message = std::string("E") + e.what();
     }
@@ -185,8 +189,17 @@ RunSummary run_sweep(const SweepSpec& spec, const TupleRunner& runner, Communica
     progress.update(p);
   };
   try {
+    // A request of another rank takes about 50 ms of estimated work: with tuples of
+    // milliseconds, one task per request made the round trip (1-2 ms) a tenth of the work at
+    // 2 ranks and rank 0 the bottleneck at 1024 (docs/sweep.md "Sweeps of 10^4 tuples").
+    const int ranks = comm.size();
+    auto chunk = [&prefix, ranks](std::size_t next) {
+      return chunk_size(prefix, next, ranks, kChunkSeconds);
+    };
     comm.for_each_task(order, work, should_stop,
-                       comm.rank() == 0 ? ProgressFn(on_progress) : ProgressFn());
+                       comm.rank() == 0 ? ProgressFn(on_progress) : ProgressFn(),
+                       comm.rank() == 0 ? ChunkFn(chunk) : ChunkFn());
+    sink.flush();  // this rank's last records, before rank 0 merges them
   } catch (const std::exception& e) {
     throw DispatchError(e.what());
   }

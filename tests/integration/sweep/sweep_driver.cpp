@@ -195,6 +195,8 @@ int main(int argc, char** argv) {
   std::string sim_input;
   std::vector<int> sim_ranks{1, 2, 64, 128, 256, 512, 1024};
   double sim_latency = 0.001;
+  double sim_service = 0;
+  double sim_chunk = 0.05;
   int sim_replicate = 1;
   CLI::App* sim = app.add_subcommand(
       "simulate", "Scheduler efficiency at many ranks from measured tuple times");
@@ -202,6 +204,10 @@ int main(int argc, char** argv) {
       ->required();
   sim->add_option("--ranks", sim_ranks, "rank counts")->delimiter(',');
   sim->add_option("--latency", sim_latency, "seconds per dispatch (request round trip)");
+  sim->add_option("--service", sim_service,
+                  "seconds rank 0 spends answering one request (one at a time)");
+  sim->add_option("--chunk", sim_chunk,
+                  "seconds of work per request (kapla sweep: 0.05; 0 = one task per request)");
   sim->add_option("--replicate", sim_replicate, "treat the tuples as N copies (e.g. seeds)");
   std::vector<std::string> sim_speedup;
   sim->add_option("--group-speedup", sim_speedup,
@@ -233,8 +239,10 @@ int main(int argc, char** argv) {
     std::printf("%6s %12s %10s %10s %10s %10s\n", "ranks", "makespan_s", "eff_lpt", "eff_noest",
                 "eff_rr", "bound");
     for (int n : sim_ranks) {
-      const auto s_lpt = sweep::simulate_dynamic_queue(times, lpt, n, sim_latency);
-      const auto s_no = sweep::simulate_dynamic_queue(times, shuffled, n, sim_latency);
+      const auto s_lpt =
+          sweep::simulate_dynamic_queue(times, lpt, n, sim_latency, sim_service, sim_chunk);
+      const auto s_no =
+          sweep::simulate_dynamic_queue(times, shuffled, n, sim_latency, sim_service, sim_chunk);
       const auto s_rr = sweep::simulate_round_robin(times, shuffled, n);
       const double bound = total / (n * std::max(longest, total / n));
       std::printf("%6d %12.3f %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", n, s_lpt.makespan,

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "sweep/record.hpp"
 
@@ -42,11 +43,14 @@ void ProgressLog::update(const ProgressState& s) {
   const bool changed = s.done != last_done_;
   last_done_ = s.done;
   if (!limit_.due(t, changed)) return;
-  out_ << log_prefix(now) << "sweep: " << s.done + s.skipped << '/' << s.total << " tuples done";
-  if (s.skipped) out_ << " (" << s.skipped << " resumed)";
-  out_ << ", " << s.running << " running, " << duration_text(s.elapsed_seconds) << " elapsed, ETA "
+  // One write per line: rank 0's tuple thread logs too ("rank 0 of 2 on ..."), and a line
+  // written in pieces could take its line into the middle of this one.
+  std::ostringstream line;
+  line << log_prefix(now) << "sweep: " << s.done + s.skipped << '/' << s.total << " tuples done";
+  if (s.skipped) line << " (" << s.skipped << " resumed)";
+  line << ", " << s.running << " running, " << duration_text(s.elapsed_seconds) << " elapsed, ETA "
        << duration_text(s.eta_seconds) << '\n';
-  out_.flush();
+  out_ << line.str() << std::flush;
 }
 
 }  // namespace kapla::sweep

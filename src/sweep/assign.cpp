@@ -52,8 +52,7 @@ ScheduleSimulation simulate_dynamic_queue(const std::vector<double>& times,
     busy[static_cast<std::size_t>(r)] = end;
     free_at.emplace(end, r);
   }
-  const double total = prefix.back();
-  return finish(std::move(busy), total);
+  return finish(std::move(busy), prefix.back());
 }
 
 std::size_t chunk_size(const std::vector<double>& prefix, std::size_t next, int ranks,

@@ -18,9 +18,10 @@ namespace kapla::sweep {
 
 namespace {
 
-constexpr int kTagRequest =
-    7101;  // worker -> 0: {tasks finished since its last request, wants_more}
-constexpr int kTagAssign = 7102;        // 0 -> worker: {n, n task indices}; n = 0: "no more"
+// worker -> 0: {tasks finished since its last request, wants_more}
+constexpr int kTagRequest = 7101;
+// 0 -> worker: {n, n task indices}; n = 0: "no more"
+constexpr int kTagAssign = 7102;
 constexpr std::size_t kMaxChunk = 256;  // tasks per assignment message
 
 void check(int rc, const char* what) {
@@ -254,7 +255,8 @@ class MpiCommunicator final : public Communicator {
         try {
           work(static_cast<std::size_t>(assign[static_cast<std::size_t>(i)]));
         } catch (...) {
-          // Tell rank 0 that this rank leaves (its chunk counts as finished), then report.
+          // Tell rank 0 that this rank leaves (the failed task counts as finished, the rest
+          // of the chunk as dropped), then report.
           long long bye[2] = {finished + 1, 0};
           MPI_Send(bye, 2, MPI_LONG_LONG, 0, kTagRequest, MPI_COMM_WORLD);
           throw;

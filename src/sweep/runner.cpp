@@ -191,7 +191,7 @@ RunSummary run_sweep(const SweepSpec& spec, const TupleRunner& runner, Communica
   try {
     // A request of another rank takes about 50 ms of estimated work: with tuples of
     // milliseconds, one task per request made the round trip (1-2 ms) a tenth of the work at
-    // 2 ranks and rank 0 the bottleneck at 1024 (docs/sweep.md "Sweeps of 10^4 tuples").
+    // 2 ranks and rank 0 the bottleneck at 1024 (docs/codesign.md "Sweeps of 10^4 designs").
     const int ranks = comm.size();
     auto chunk = [&prefix, ranks](std::size_t next) {
       return chunk_size(prefix, next, ranks, kChunkSeconds);

@@ -18,6 +18,11 @@ space's base hardware itself (list the base as a plain hardware entry of the job
 jobs/codesign_thistle_*.json do) or the design named by --baseline. The layer-wise best takes,
 for each layer, the lowest pJ/MAC any design gave that layer within its network schedule; the
 best single design is the design of the lowest network energy.
+
+A design space may set a PE-utilisation floor (schema 8's `design_min_pe_utilisation`; each tuple
+has its `pe_utilisation`): a design with an ok tuple below it, on any network of the file, is
+infeasible (docs/codesign.md). It is left out of every front, choice and heat map, listed in the
+front table's notes and drawn as a cross on the front plots.
 """
 from __future__ import annotations
 
@@ -81,15 +86,38 @@ def _with_macs(t: pd.DataFrame) -> pd.DataFrame:
     return t.assign(macs=macs, pj_per_mac=pj)
 
 
-def designs(res: kr.Results) -> pd.DataFrame:
-    """The ok tuples on design points, with `area_mm2`, `pe` ("HxW"), `nodes` and
-    `pj_per_mac`."""
+def _design_rows(res: kr.Results) -> pd.DataFrame:
+    """The ok tuples on design points, with `area_mm2`, `pe` ("HxW"), `nodes`, `pj_per_mac`,
+    `pe_utilisation`, `min_pe_utilisation` and `below_floor`: the design (its hardware) has an
+    ok tuple below its PE-utilisation floor, on any network (files before schema 8: none)."""
     t = res.tuples
     t = t[(t["status"] == "ok") & (t["design_base"].fillna("") != "")]
+    zero = pd.Series(0.0, index=t.index)
+    util = t["pe_utilisation"].astype(float) if "pe_utilisation" in t else zero
+    floor = t["design_min_pe_utilisation"].astype(float) \
+        if "design_min_pe_utilisation" in t else zero
+    below = set(t["hardware"][util < floor])
     t = t.assign(area_mm2=t["design_area_mm2"].astype(float),
                  pe=[f"{h}x{w}" for h, w in zip(t["design_pe_h"], t["design_pe_w"])],
-                 nodes=[f"{h}x{w}" for h, w in zip(t["design_nodes_h"], t["design_nodes_w"])])
+                 nodes=[f"{h}x{w}" for h, w in zip(t["design_nodes_h"], t["design_nodes_w"])],
+                 pe_utilisation=util, min_pe_utilisation=floor,
+                 below_floor=t["hardware"].isin(below))
     return _with_macs(t).reset_index(drop=True)
+
+
+def designs(res: kr.Results) -> pd.DataFrame:
+    """The ok tuples on feasible design points (none below its PE-utilisation floor), with
+    `area_mm2`, `pe` ("HxW"), `nodes`, `pj_per_mac` and `pe_utilisation`."""
+    d = _design_rows(res)
+    return d[~d["below_floor"]].reset_index(drop=True)
+
+
+def below_floor(res: kr.Results, g: Optional["Group"] = None) -> pd.DataFrame:
+    """The ok tuples of the infeasible design points (a tuple below the PE-utilisation floor),
+    of group g if given."""
+    d = _design_rows(res)
+    d = d[d["below_floor"]].reset_index(drop=True)
+    return d if g is None else g.of(d[d["design_base"] == g.base])
 
 
 def pareto(df: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
@@ -162,8 +190,8 @@ def weighted(c: pd.DataFrame, col: str) -> float:
 
 
 def groups(res: kr.Results) -> List[Group]:
-    """The groups of the design points, sorted."""
-    d = designs(res)
+    """The groups of the design points (feasible or not), sorted."""
+    d = _design_rows(res)
     return sorted(Group(n, b, l, int(x)) for n, b, l, x in
                   d[GROUP].drop_duplicates().itertuples(index=False))
 
@@ -210,17 +238,35 @@ def tables(res: kr.Results, baseline: Optional[str] = None) -> List[Table]:
                              ["Layer", "MACs", "baseline", "layer-wise best", "its design",
                               "best single"], rows, notes, bold_rows=[len(rows) - 1]))
         d = designs_of(res, g)
-        if d["area_mm2"].gt(0).any():
+        low = below_floor(res, g)
+        if d["area_mm2"].gt(0).any() or low["area_mm2"].gt(0).any():
             f = pareto(d[d["area_mm2"] > 0], "area_mm2", "edp")
             rows = [[Cell(_short(h)), _num(a, 4), Cell(f"{e:.4g}", float(e)),
-                     Cell(f"{en:.4g}", float(en)), Cell(f"{t:.4g}", float(t)), _num(p)]
-                    for h, a, e, en, t, p in zip(f["hardware"], f["area_mm2"], f["edp"],
-                                                 f["energy"], f["time"], f["pj_per_mac"])]
+                     Cell(f"{en:.4g}", float(en)), Cell(f"{t:.4g}", float(t)), _num(p),
+                     _num(u, 3)]
+                    for h, a, e, en, t, p, u in zip(f["hardware"], f["area_mm2"], f["edp"],
+                                                    f["energy"], f["time"], f["pj_per_mac"],
+                                                    f["pe_utilisation"])]
             out.append(Table(f"codesign_front_{stem}",
                              f"Area-EDP Pareto front, {what} ({len(f)} of {len(d)} designs)",
                              ["Design", "area mm²", "EDP (J x cycles)", "energy (J)",
-                              "time (cycles)", "pJ/MAC"], rows))
+                              "time (cycles)", "pJ/MAC", "PE util"], rows,
+                             _floor_notes(d, low)))
     return out
+
+
+def _floor_notes(d: pd.DataFrame, low: pd.DataFrame) -> List[str]:
+    """Why designs are missing: those below the PE-utilisation floor, by name."""
+    floors = sorted((set(d["min_pe_utilisation"]) | set(low["min_pe_utilisation"])) - {0.0})
+    if not floors:
+        return []
+    what = "/".join(f"{v:g}" for v in floors)
+    if low.empty:
+        return [f"PE-utilisation floor {what}: every design meets it."]
+    names = ", ".join(f"`{_short(h)}` ({u:.3f})" for h, u in
+                      zip(low["hardware"], low["pe_utilisation"]))
+    return [f"PE-utilisation floor {what}: {len(low)} designs below it on this network are "
+            f"infeasible and left out (design, its utilisation here): {names}."]
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,11 +287,15 @@ def _plain_ticks(ax) -> None:
 
 
 def _front_plot(d: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str, title: str,
-                base: Optional[pd.Series], out_dir: str, stem: str, save) -> None:
+                base: Optional[pd.Series], out_dir: str, stem: str, save,
+                low: Optional[pd.DataFrame] = None) -> None:
     import matplotlib.pyplot as plt
     f = pareto(d, x, y)
     fig, ax = plt.subplots(figsize=(5.6, 3.8))
     ax.scatter(d[x], d[y], s=14, color="#9a9a9a", label=f"design ({len(d)})", zorder=2)
+    if low is not None and len(low):
+        ax.scatter(low[x], low[y], s=14, marker="x", color="#e377c2", linewidth=0.8,
+                   label=f"below PE-util floor ({len(low)})", zorder=2)
     ax.plot(f[x], f[y], "-o", color="#d62728", markersize=4, linewidth=1.2,
             label=f"Pareto front ({len(f)})", zorder=3)
     if base is not None and base[x] > 0:
@@ -293,16 +343,17 @@ def plots(res: kr.Results, out_dir: str, save, baseline: Optional[str] = None,
     for g in groups(res):
         stem, what = g.stem(), g.title()
         d = designs_of(res, g)
-        base = _baseline_row(res, d, baseline_key(res, g, baseline))
+        low = below_floor(res, g)
+        base = _baseline_row(res, pd.concat([d, low]), baseline_key(res, g, baseline))
         if d["area_mm2"].gt(0).any():
             _front_plot(d[d["area_mm2"] > 0], "area_mm2", "edp", "area (mm²)",
                         "EDP (J x cycles, log)", f"Area vs EDP, {what}", base, out_dir,
-                        f"pareto_area_edp_{stem}", save)
+                        f"pareto_area_edp_{stem}", save, low[low["area_mm2"] > 0])
             written.append((f"Area vs EDP and its Pareto front, {what}",
                             f"pareto_area_edp_{stem}"))
         _front_plot(d, "time", "energy", "time (cycles, log)", "energy (J, log)",
                     f"Energy vs delay, {what}", base, out_dir, f"pareto_energy_delay_{stem}",
-                    save)
+                    save, low)
         written.append((f"Energy vs delay and its Pareto front, {what}",
                          f"pareto_energy_delay_{stem}"))
         c = layer_choices(res, g, baseline)

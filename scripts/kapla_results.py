@@ -35,7 +35,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-SCHEMA_VERSIONS = (2, 3, 4, 5, 6, 7)  # kOldestReadableSchema .. kResultSchemaVersion
+SCHEMA_VERSIONS = (2, 3, 4, 5, 6, 7, 8)  # kOldestReadableSchema .. kResultSchemaVersion
 ATTR_SCHEMA = "kapla_schema"
 ATTR_JOB_NAME = "job_name"
 ATTR_JOB_FINGERPRINT = "job_fingerprint"
@@ -312,6 +312,8 @@ def check_ranges(name: str, tables: Dict[str, pd.DataFrame]) -> None:
     for c in ["total_cost", "energy", "time", "edp", "search_seconds", "cpu_seconds"] + \
             ENERGY_COLUMNS:
         amount(t, c)
+    if "pe_utilisation" in t:  # version 8
+        amount(t, "pe_utilisation")
     ok = t["status"] == "ok"
     edp, product = t["edp"].astype("float64"), t["energy"] * t["time"]
     off = (edp - product).abs() > 1e-9 * np.maximum(edp.abs(), product.abs())

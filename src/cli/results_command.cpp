@@ -12,6 +12,7 @@
 #include "cli/text_table.hpp"
 #include "core/number_text.hpp"
 #include "io/hdf5_reader.hpp"
+#include "sweep/design_search.hpp"
 
 namespace kapla::cli {
 namespace {
@@ -33,9 +34,10 @@ std::string csv_field(const std::string& s) {
 }
 
 // The design columns (docs/codesign.md), shown only when some tuple is a design point so that
-// the output of ordinary sweeps is unchanged.
-const std::vector<std::string> kDesignTitles = {"area_mm2",   "nodes",    "pe_array", "gbuf_bytes",
-                                                "regf_bytes", "bus_bits", "dram_bw"};
+// the output of ordinary sweeps is unchanged; then also the tuple's PE utilisation.
+const std::vector<std::string> kDesignTitles = {"area_mm2",   "nodes",      "pe_array",
+                                                "gbuf_bytes", "regf_bytes", "bus_bits",
+                                                "dram_bw",    "min_pe_util"};
 
 std::vector<std::string> design_cells(const sweep::DesignParams& d, std::string (*number)(double)) {
   if (d.base.empty()) return std::vector<std::string>(kDesignTitles.size(), "");
@@ -45,7 +47,19 @@ std::vector<std::string> design_cells(const sweep::DesignParams& d, std::string 
           std::to_string(d.gbuf_bytes),
           std::to_string(d.regf_bytes),
           std::to_string(d.array_bus_width_bits),
-          number(d.dram_bandwidth_bytes_per_cycle)};
+          number(d.dram_bandwidth_bytes_per_cycle),
+          number(d.min_pe_utilisation)};
+}
+
+// The tuple's PE utilisation; "(below)" when its schedule misses its design's floor, which
+// makes the design infeasible (left off every Pareto front). A tuple without a schedule says
+// so in its status.
+std::string utilisation_cell(const sweep::TupleRecord& r, std::string (*number)(double)) {
+  std::string cell = number(r.result.pe_utilisation);
+  if (r.result.status == sweep::TupleStatus::Ok && !sweep::meets_utilisation_floor(r)) {
+    cell += " (below)";
+  }
+  return cell;
 }
 
 }  // namespace
@@ -75,6 +89,7 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
                    "seed,energy,edp,evaluated,valid,pruned,threads,key";
       if (designs) {
         for (const auto& t : kDesignTitles) std::cout << ",design_" << t;
+        std::cout << ",pe_utilisation";
       }
       std::cout << '\n';
       for (const auto& [key, r] : by_key) {
@@ -88,6 +103,7 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
                   << csv_field(key);
         if (designs) {
           for (const auto& c : design_cells(r.tuple.design, exact)) std::cout << ',' << c;
+          std::cout << ',' << exact(x.pe_utilisation);
         }
         std::cout << '\n';
       }
@@ -104,6 +120,7 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
                                               {"seed", TextTable::Align::Right}};
     if (designs) {
       for (const auto& t : kDesignTitles) columns.push_back({t, TextTable::Align::Right});
+      columns.push_back({"pe_util", TextTable::Align::Right});
     }
     TextTable table(columns);
     for (const auto& [key, r] : by_key) {
@@ -119,6 +136,7 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
                                       std::to_string(r.tuple.seed)};
       if (designs) {
         for (auto& c : design_cells(r.tuple.design, short_number)) row.push_back(std::move(c));
+        row.push_back(utilisation_cell(r, short_number));
       }
       table.add_row(std::move(row));
     }

@@ -218,11 +218,11 @@ void parse_axes(const json& value, const std::string& path, sweep::DesignSpace& 
   }
 }
 
-// {"area_budget_mm2": X, "same_area_as": {"design": NAME|FILE, "tolerance": T}}; a PE
-// utilisation floor is not there yet (docs/codesign.md).
+// {"area_budget_mm2": X, "same_area_as": {"design": NAME|FILE, "tolerance": T},
+//  "min_pe_utilisation": U} (docs/codesign.md).
 void parse_constraints(const json& value, const std::string& path, const Catalog& catalog,
                        sweep::DesignSpace& s) {
-  const JsonObject o(value, path, {"area_budget_mm2", "same_area_as"});
+  const JsonObject o(value, path, {"area_budget_mm2", "same_area_as", "min_pe_utilisation"});
   if (o.has("area_budget_mm2")) {
     const double budget = o.number("area_budget_mm2");
     if (!(budget > 0))
@@ -245,7 +245,18 @@ void parse_constraints(const json& value, const std::string& path, const Catalog
     }
     s.same_area = std::move(sa);
   }
-  if (!s.area_budget_mm2 && !s.same_area) fail(path, "must give area_budget_mm2 or same_area_as");
+  if (o.has("min_pe_utilisation")) {
+    const double floor = o.number("min_pe_utilisation");
+    if (!(floor > 0 && floor <= 1)) {
+      fail(o.path_of("min_pe_utilisation"),
+           "must be in (0, 1] (a fraction of the PE-cycles), got " +
+               brief(o.at("min_pe_utilisation")));
+    }
+    s.min_pe_utilisation = floor;
+  }
+  if (!s.area_budget_mm2 && !s.same_area && !s.min_pe_utilisation) {
+    fail(path, "must give area_budget_mm2, same_area_as or min_pe_utilisation");
+  }
 }
 
 // A seed of the job file: an integer >= 0.

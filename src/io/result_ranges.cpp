@@ -49,6 +49,7 @@ void check_result_ranges(const sweep::TupleRecord& r, const std::string& where) 
   c.amount("energy", res.energy);
   c.amount("time", res.time);
   c.amount("edp", res.edp);
+  c.amount("pe_utilisation", res.pe_utilisation);
   c.amount("search_seconds", res.stats.wall_seconds);
   c.amount("cpu_seconds", res.stats.cpu_seconds);
   for (std::size_t i = 0; i < res.energy_parts.size(); ++i) {

@@ -19,6 +19,7 @@ constexpr const char* kEnergyUnit = "hardware energy unit (J for the shipped pre
 constexpr const char* kCycles = "cycles";
 constexpr const char* kSeconds = "s";
 constexpr const char* kCount = "count";
+constexpr const char* kFraction = "fraction";
 
 template <class T>
 constexpr ColumnType type_of() {
@@ -157,6 +158,11 @@ void add_design(std::vector<Column<Row>>& cols, TupleOf t) {
       "design_area_mm2", "mm^2",
       "chip area by the technology model (0 unless a design point with a technology)",
       [t](auto& r) -> auto& { return t(r).design.area_mm2; });
+  cols.push_back(field<Row>(
+      "design_min_pe_utilisation", kFraction,
+      "the space's PE-utilisation floor; a design with a tuple below it is infeasible (0 = "
+      "none, and 0 unless a design point)",
+      [t](auto& r) -> auto& { return t(r).design.min_pe_utilisation; }, 8));
 }
 
 /// The tuple's axes, shared by /tuples and /expected.
@@ -240,6 +246,11 @@ std::vector<Column<TupleRecord>> tuple_columns() {
   c.push_back(field<R>(
       "macs", kCount, "multiply-accumulates of the network at the batch (0 before version 7)",
       [](auto& r) -> auto& { return r.result.macs; }, 7));
+  c.push_back(field<R>(
+      "pe_utilisation", kFraction,
+      "macs / (nodes x PEs per node x time): the PE-cycles doing a MAC (0 without a schedule, "
+      "and before version 8)",
+      [](auto& r) -> auto& { return r.result.pe_utilisation; }, 8));
   c.push_back(field<R>(
       "search_seconds", kSeconds, "wall-clock time of the search (run-dependent)",
       [](auto& r) -> auto& { return r.result.stats.wall_seconds; }));

@@ -20,11 +20,12 @@
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 7;
+inline constexpr int kResultSchemaVersion = 8;
 /// Version 2 files (no /expected, no column attributes, a `layers.directives` column) and
 /// version 3 files (no strategy_letter / strategy_label) and version 4 files (no design_*
 /// columns) and version 5 files (no imperfect column: none) and version 6 files (no macs
-/// columns: 0) still load, resume and merge.
+/// columns: 0) and version 7 files (no pe_utilisation / design_min_pe_utilisation: 0) still
+/// load, resume and merge.
 inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.

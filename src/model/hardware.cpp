@@ -77,4 +77,10 @@ void validate(const Hardware& hw) {
   if (hw.technology) validate(*hw.technology);
 }
 
+double pe_utilisation(const Hardware& hw, std::int64_t macs, double cycles) {
+  if (!(cycles > 0)) return 0;
+  const double pe_cycles = static_cast<double>(hw.nodes.size() * hw.pe_array.size()) * cycles;
+  return static_cast<double>(macs) / pe_cycles;
+}
+
 }  // namespace kapla::model

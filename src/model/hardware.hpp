@@ -97,4 +97,9 @@ void validate(const Hardware& hw);
 /// support (the error names the first back-propagation layer). Row stationary runs anything.
 void check_array_mapping(const Hardware& hw, const Network& net, CostModelVariant variant);
 
+/// The fraction of the chip's PE-cycles that do a MAC in a schedule of `macs` MACs that takes
+/// `cycles`: macs / (nodes x PEs per node x cycles). The PE-utilisation floor of design spaces
+/// compares it (docs/codesign.md); 0 when `cycles` is not positive (no schedule).
+double pe_utilisation(const Hardware& hw, std::int64_t macs, double cycles);
+
 }  // namespace kapla::model

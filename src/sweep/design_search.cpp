@@ -97,6 +97,10 @@ double objective_value(SearchObjective objective, const TupleResult& result) {
   return 0;
 }
 
+bool meets_utilisation_floor(const TupleRecord& r) {
+  return r.result.pe_utilisation >= r.tuple.design.min_pe_utilisation;
+}
+
 std::map<std::string, std::optional<DesignScore>> score_records(
     const std::vector<const TupleRecord*>& records, SearchObjective objective) {
   std::map<std::string, std::optional<DesignScore>> scores;
@@ -105,7 +109,7 @@ std::map<std::string, std::optional<DesignScore>> score_records(
     const auto [it, first] =
         scores.emplace(r->tuple.hardware, DesignScore{r->tuple.design.area_mm2, 0});
     if (!it->second) continue;  // already out
-    if (r->result.status != TupleStatus::Ok) {
+    if (r->result.status != TupleStatus::Ok || !meets_utilisation_floor(*r)) {
       it->second.reset();
       continue;
     }

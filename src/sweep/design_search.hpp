@@ -50,9 +50,15 @@ struct DesignScore {
 /// The objective of one tuple's result: energy, time (cycles) or energy x time.
 double objective_value(SearchObjective objective, const TupleResult& result);
 
+/// Whether a tuple's schedule reaches its design's PE-utilisation floor (true without a floor).
+/// A design is feasible only when every one of its tuples does: the floor is a requirement on
+/// the chip for every network, batch, strategy and seed the job runs on it.
+bool meets_utilisation_floor(const TupleRecord& record);
+
 /// The score of every design point among `records` (by hardware name): its area and the
-/// objective summed over its records; nullopt when one of them is not status ok. Records of
-/// plain hardware (no design base) are left out.
+/// objective summed over its records; nullopt when one of them is not status ok or is below
+/// the PE-utilisation floor (the design is infeasible). Records of plain hardware (no design
+/// base) are left out.
 std::map<std::string, std::optional<DesignScore>> score_records(
     const std::vector<const TupleRecord*>& records, SearchObjective objective);
 
@@ -62,8 +68,9 @@ std::vector<std::size_t> pareto_front(const std::vector<DesignScore>& designs);
 
 /// The designs of the next round: grid indices, ascending, of the unpriced neighbours of the
 /// front of the priced designs that have a score (a design without one, e.g. a tuple without a
-/// schedule, is priced but not on the front); at most max_designs - priced. `round` is the
-/// next round's number; empty when the search is over (no candidate, or max_rounds reached).
+/// schedule or below the utilisation floor, is priced but not on the front); at most max_designs -
+/// priced. `round` is the next round's number; empty when the search is over (no candidate, or
+/// max_rounds reached).
 std::vector<std::size_t> next_designs(const DesignSearch& search,
                                       const std::vector<std::optional<DesignScore>>& scores,
                                       const std::vector<bool>& priced, std::size_t round);

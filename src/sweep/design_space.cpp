@@ -99,6 +99,7 @@ std::int64_t grid_size(const DesignSpace& s) {
 
 std::vector<GridPoint> constrained_grid(const DesignSpace& s) {
   const model::Hardware& b = s.base;
+  // The utilisation floor needs no areas: only the area constraints need a technology.
   const bool constrained = s.area_budget_mm2 || s.same_area;
   if (constrained && !b.technology) {
     throw InputError("constraints: need a \"technology\" section in the base hardware '" + b.name +
@@ -148,7 +149,8 @@ std::vector<GridPoint> constrained_grid(const DesignSpace& s) {
                                 hw.regf_bytes,
                                 hw.array_bus_width_bits,
                                 hw.dram_bandwidth_bytes_per_cycle,
-                                area};
+                                area,
+                                s.min_pe_utilisation.value_or(0.0)};
               grid.push_back(std::move(g));
             }
           }

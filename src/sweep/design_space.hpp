@@ -1,10 +1,9 @@
 // Hardware design spaces of job files (issue 19, docs/codesign.md): a base hardware and axes
 // (node grids, PE arrays, GBUF and REGF bytes, array bus width, DRAM bandwidth), constraints on
-// the area of the technology model, and sampling (the full grid, N seeded random points, or a
-// local search: sweep/design_search.hpp). expand_space turns one into named design points; the
-// sweep runs them as hardware entries.
-// Pure values: the job parser (io/job_json) fills a DesignSpace, with every axis's values
-// already listed.
+// the area of the technology model and a PE-utilisation floor, and sampling (the full grid, N
+// seeded random points, or a local search: sweep/design_search.hpp). expand_space turns one into
+// named design points; the sweep runs them as hardware entries. Pure values: the job parser
+// (io/job_json) fills a DesignSpace, with every axis's values already listed.
 #pragma once
 
 #include <array>
@@ -32,6 +31,10 @@ struct DesignParams {
   std::int64_t array_bus_width_bits = 0;  // 0 = unlimited, as in model::Hardware
   double dram_bandwidth_bytes_per_cycle = 0;
   double area_mm2 = 0;  // 0 when the base has no technology
+  /// The space's PE-utilisation floor (0 = none). Only known after scheduling, so it does not
+  /// filter the grid: a design with a tuple below it is priced but infeasible
+  /// (meets_utilisation_floor in design_search.hpp).
+  double min_pe_utilisation = 0;
   friend bool operator==(const DesignParams&, const DesignParams&) = default;
 };
 
@@ -72,9 +75,11 @@ struct DesignSpace {
   // of w values, so that a local search steps along h and w separately (0: a list of shapes).
   std::size_t nodes_columns = 0;
   std::size_t pe_array_columns = 0;
-  // Constraints (need a technology in the base).
+  // Constraints on the area (need a technology in the base), and the PE-utilisation floor
+  // (0 < x <= 1; needs no technology): every tuple of a feasible design reaches it.
   std::optional<double> area_budget_mm2;
   std::optional<SameArea> same_area;
+  std::optional<double> min_pe_utilisation;
   // Sampling: the full grid, `random_count` distinct points of the constrained grid, or a
   // local search (sweep/design_search.hpp).
   std::optional<std::int64_t> random_count;

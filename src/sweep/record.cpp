@@ -93,6 +93,7 @@ std::optional<std::string> first_difference(const TupleRecord& a, const TupleRec
   KAPLA_DIFF(k + ": time", ra.time, rb.time);
   KAPLA_DIFF(k + ": edp", ra.edp, rb.edp);
   KAPLA_DIFF(k + ": macs", ra.macs, rb.macs);
+  KAPLA_DIFF(k + ": pe_utilisation", ra.pe_utilisation, rb.pe_utilisation);
   KAPLA_DIFF(k + ": evaluated", ra.stats.evaluated, rb.stats.evaluated);
   KAPLA_DIFF(k + ": valid", ra.stats.valid, rb.stats.valid);
   KAPLA_DIFF(k + ": pruned", ra.stats.pruned, rb.stats.pruned);

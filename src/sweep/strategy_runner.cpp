@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "schedule/layer_text.hpp"
 #include "schedule/run_network.hpp"
 #include "search/strategy.hpp"
@@ -89,6 +90,12 @@ class StrategyRunner final : public TupleRunner {
     const auto found = schedule::run_network(net, hw, *strategy, options, t.batch, controls);
     TupleResult r;
     r.resolved = resolved(hw, options);
+    // The space's floor, with the hardware it constrains (the area constraints act before the
+    // sweep: a design that fails them is never a tuple).
+    if (t.design.min_pe_utilisation > 0) {
+      r.resolved.emplace_back("constraints.min_pe_utilisation",
+                              shortest_text(t.design.min_pe_utilisation));
+    }
     for (auto& kv : entry.describe(params_of(t), ctx.seed)) r.resolved.push_back(std::move(kv));
     const auto& st = found.stats;
     auto stat = [&](const char* key, auto v) {
@@ -153,6 +160,7 @@ class StrategyRunner final : public TupleRunner {
       seg.energy += row.energy;
       r.layers.push_back(std::move(row));
     }
+    r.pe_utilisation = model::pe_utilisation(hw, r.macs, r.time);
     const auto& timings = best.segment_timings();
     for (auto& [index, seg] : segments) {
       if (index >= 0 && static_cast<std::size_t>(index) < timings.size()) {

@@ -77,6 +77,9 @@ struct TupleResult {
   double time = 0;
   double edp = 0;
   std::int64_t macs = 0;  // sum of the layers' macs
+  /// macs / (nodes x PEs per node x time), model::pe_utilisation: the fraction of the chip's
+  /// PE-cycles that do a MAC; 0 without a schedule. The PE-utilisation floor compares it.
+  double pe_utilisation = 0;
   std::vector<LayerRow> layers;
   std::vector<SegmentRow> segments;
   SearchStats stats;

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The co-design part of scripts/report.py (scripts/kapla_codesign.py) on a small design-space
 sweep written by the built kapla binary: the schema 7 `macs` columns, the Pareto fronts, the
-pJ/MAC per layer of the baseline, the layer-wise best and the best single design, and the plots.
+pJ/MAC per layer of the baseline, the layer-wise best and the best single design, and the plots;
+on a second sweep, the PE-utilisation floor (schema 8): designs below it left off the fronts
+and named in the tables, `kapla results` marking their tuples.
 
     /usr/bin/python3 tests/scripts/test_codesign_report.py --kapla build/src/kapla
 
@@ -47,32 +49,37 @@ def raw(path, table):
                  for n in data.dtype.names} for r in data]
 
 
+def sweep(tmp, name, hardware):
+    """Runs a job of tiny_cnn on `hardware` (the job's hardware list) with K in `tmp`; the path
+    of its results."""
+    net = os.path.join(tmp, "tiny_cnn.json")
+    with open(net, "w") as f:
+        json.dump(NETWORK, f)
+    job = {"name": name, "networks": [net], "hardware": hardware, "strategies": ["kapla"],
+           "seeds": [1], "options": {"opt_goal": "e"}, "output": name + ".h5"}
+    jf = os.path.join(tmp, "job.json")
+    with open(jf, "w") as f:
+        json.dump(job, f)
+    h5 = os.path.join(tmp, name + ".h5")
+    subprocess.run([kapla_binary(), "sweep", jf, "--out", h5, "--threads", "1", "--quiet"],
+                   check=True, timeout=300)
+    return h5
+
+
 class CodesignReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="kapla_codesign_test_")
-        net = os.path.join(cls.tmp, "tiny_cnn.json")
-        with open(net, "w") as f:
-            json.dump(NETWORK, f)
-        job = {"name": "codesign_test", "networks": [net],
-               "hardware": [{"name": "eyeriss_45nm", "batch": 1},
-                            {"base": "eyeriss_45nm", "batch": 1,
-                             "axes": {"pe_array": [[4, 4], [8, 8], [14, 12]],
-                                      "gbuf_bytes": [32768, 131072],
-                                      "regf_bytes": [64, 1024]},
-                             "constraints": {"area_budget_mm2": 2.4}},
-                            # A second space, another technology: a group of its own.
-                            {"name": "eyeriss_45nm_nobus", "batch": 1},
-                            {"base": "eyeriss_45nm_nobus", "batch": 1,
-                             "axes": {"pe_array": [[8, 8]], "regf_bytes": [64, 1024]}}],
-               "strategies": ["kapla"], "seeds": [1], "options": {"opt_goal": "e"},
-               "output": "codesign_test.h5"}
-        jf = os.path.join(cls.tmp, "job.json")
-        with open(jf, "w") as f:
-            json.dump(job, f)
-        cls.h5 = os.path.join(cls.tmp, "codesign_test.h5")
-        subprocess.run([kapla_binary(), "sweep", jf, "--out", cls.h5, "--threads", "1",
-                        "--quiet"], check=True, timeout=300)
+        cls.h5 = sweep(cls.tmp, "codesign_test",
+                       [{"name": "eyeriss_45nm", "batch": 1},
+                        {"base": "eyeriss_45nm", "batch": 1,
+                         "axes": {"pe_array": [[4, 4], [8, 8], [14, 12]],
+                                  "gbuf_bytes": [32768, 131072], "regf_bytes": [64, 1024]},
+                         "constraints": {"area_budget_mm2": 2.4}},
+                        # A second space, another technology: a group of its own.
+                        {"name": "eyeriss_45nm_nobus", "batch": 1},
+                        {"base": "eyeriss_45nm_nobus", "batch": 1,
+                         "axes": {"pe_array": [[8, 8]], "regf_bytes": [64, 1024]}}])
         cls.res = kr.load([cls.h5])
         cls.tuples = {r["key"]: r for r in raw(cls.h5, "tuples")}
         cls.layers = raw(cls.h5, "layers")
@@ -83,7 +90,7 @@ class CodesignReportTest(unittest.TestCase):
 
     def test_macs_columns_count_multiply_accumulates(self):
         with h5py.File(self.h5, "r") as f:
-            self.assertEqual(int(f.attrs["kapla_schema"]), 7)
+            self.assertEqual(int(f.attrs["kapla_schema"]), 8)
         # Each base + its designs: 12 under 2.4 mm^2 (all), 2.
         self.assertEqual(len(self.tuples), 13 + 3)
         for row in self.layers:
@@ -183,6 +190,107 @@ class CodesignReportTest(unittest.TestCase):
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 2)
         self.assertIn("--heatmap-axes: unknown axis 'sram'", p.stderr)
+
+
+# Measured on tiny_cnn with K: the 4x4 arrays reach a PE utilisation of 0.745, the 8x8 0.7376
+# and the 14x12 0.7372, so a floor of 0.74 keeps the 4x4 designs alone. Without the floor the
+# larger arrays are on both fronts (they take a quarter of the 4x4's cycles, or less).
+FLOOR = 0.74
+
+
+class UtilisationFloorTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="kapla_util_floor_test_")
+        cls.h5 = sweep(cls.tmp, "util_floor_test",
+                       [{"name": "eyeriss_45nm", "batch": 1},
+                        {"base": "eyeriss_45nm", "batch": 1,
+                         "axes": {"pe_array": [[4, 4], [8, 8], [14, 12]],
+                                  "gbuf_bytes": [32768], "regf_bytes": [64, 1024]},
+                         "constraints": {"min_pe_utilisation": FLOOR}}])
+        cls.res = kr.load([cls.h5])
+        cls.tuples = {r["key"]: r for r in raw(cls.h5, "tuples")}
+        cls.designs = {t["hardware"]: t for t in cls.tuples.values() if t["design_base"]}
+        cls.below = {h for h, t in cls.designs.items() if t["pe_utilisation"] < FLOOR}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_utilisation_and_floor_columns(self):
+        with h5py.File(self.h5, "r") as f:
+            self.assertEqual(int(f.attrs["kapla_schema"]), 8)
+        self.assertEqual(len(self.designs), 6)
+        for h, t in self.designs.items():
+            pes = t["design_pe_h"] * t["design_pe_w"]
+            self.assertAlmostEqual(t["pe_utilisation"], t["macs"] / (pes * t["time"]),
+                                   delta=1e-15, msg=h)
+            self.assertEqual(t["design_min_pe_utilisation"], FLOOR)
+        base = self.tuples[next(k for k, t in self.tuples.items() if not t["design_base"])]
+        self.assertEqual(base["design_min_pe_utilisation"], 0)
+        self.assertAlmostEqual(base["pe_utilisation"], base["macs"] / (168 * base["time"]),
+                               delta=1e-15)
+        self.assertEqual(self.below, {h for h in self.designs if "~pe4x4~" not in h})
+        floors = {r["key"]: r["value"] for r in raw(self.h5, "resolved")
+                  if r["name"] == "constraints.min_pe_utilisation"}
+        self.assertEqual(floors, {k: "0.74" for k, t in self.tuples.items()
+                                  if t["design_base"]})
+
+    def test_designs_below_the_floor_are_off_the_fronts(self):
+        g = kc.groups(self.res)[0]
+        d = kc.designs_of(self.res, g)
+        low = kc.below_floor(self.res, g)
+        self.assertEqual(set(d["hardware"]), set(self.designs) - self.below)
+        self.assertEqual(set(low["hardware"]), self.below)
+        everything = kc.pd.concat([d, low])
+        for x, y in (("area_mm2", "edp"), ("time", "energy")):
+            unfloored = set(kc.pareto(everything, x, y)["hardware"])
+            self.assertTrue(unfloored & self.below, (x, y))  # the floor changes the front
+            self.assertFalse(set(kc.pareto(d, x, y)["hardware"]) & self.below)
+        front = next(t for t in kc.tables(self.res) if t.name.startswith("codesign_front_"))
+        self.assertEqual(front.columns[-1], "PE util")
+        names = {r[0].text for r in front.rows}
+        self.assertFalse(names & {h.split("~", 1)[1] for h in self.below})
+        self.assertEqual(len(front.notes), 1)
+        self.assertIn(f"PE-utilisation floor {FLOOR:g}: {len(self.below)} designs below it",
+                      front.notes[0])
+        for h in self.below:
+            self.assertIn(f"`{h.split('~', 1)[1]}` ({self.designs[h]['pe_utilisation']:.3f})",
+                          front.notes[0])
+        layers = next(t for t in kc.tables(self.res) if t.name.startswith("codesign_layers_"))
+        self.assertIn("~pe4x4~", "".join(layers.notes))  # the best single design is feasible
+
+    def test_front_plots_draw_the_designs_below_the_floor_apart(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        legends = {}
+
+        def save(fig, out_dir, stem):
+            legends[stem] = fig.axes[0].get_legend_handles_labels()[1]
+            plt.close(fig)
+        kc.plots(self.res, self.tmp, save)
+        fronts = [stem for stem in legends if stem.startswith("pareto_")]
+        self.assertEqual(len(fronts), 2)
+        for stem in fronts:
+            self.assertIn(f"below PE-util floor ({len(self.below)})", legends[stem])
+            self.assertIn(f"design ({len(self.designs) - len(self.below)})", legends[stem])
+
+    def test_kapla_results_marks_the_tuples_below_the_floor(self):
+        out = subprocess.run([kapla_binary(), "results", self.h5], capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+        self.assertIn("min_pe_util", out[0].split())
+        self.assertIn("pe_util", out[0].split())
+        marked = {line.split()[1] for line in out[1:] if line.endswith("(below)")}
+        self.assertEqual(marked, self.below)
+        csv = subprocess.run([kapla_binary(), "results", self.h5, "--csv"], capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+        head = csv[0].split(",")
+        self.assertEqual(head[-2:], ["design_min_pe_util", "pe_utilisation"])
+        for line in csv[1:]:
+            cells = line.split(",")
+            t = self.tuples[cells[head.index("key")]]
+            self.assertEqual(float(cells[-1]), t["pe_utilisation"])  # shortest exact form
 
 
 if __name__ == "__main__":

@@ -19,10 +19,10 @@ JOB
   fail "validate: $("$KAPLA" validate "$T/job.json")"
 "$KAPLA" sweep "$T/job.json" --quiet --threads 1 2> "$T/err" || fail "sweep: $(cat "$T/err")"
 "$KAPLA" results "$T/out.h5" > "$T/table"
-head -1 "$T/table" | grep -Eq " area_mm2 +nodes +pe_array +gbuf_bytes +regf_bytes +bus_bits +dram_bw$" ||
+head -1 "$T/table" | grep -Eq " area_mm2 +nodes +pe_array +gbuf_bytes +regf_bytes +bus_bits +dram_bw +min_pe_util +pe_util$" ||
   fail "header: $(head -1 "$T/table")"
 # 168 x (1239.5 + 512 x 19.874) + 65536 x 6.806 um^2 = 2.363756 mm^2.
-grep -Eq "^mlp_s +eyeriss_45nm~pe14x12~regf1k +kapla +1 +ok .* 2\.36376 +1x1 +14x12 +131072 +1024 +0 +inf$" "$T/table" ||
+grep -Eq "^mlp_s +eyeriss_45nm~pe14x12~regf1k +kapla +1 +ok .* 2\.36376 +1x1 +14x12 +131072 +1024 +0 +inf +0 +0\.[0-9]+$" "$T/table" ||
   fail "design row: $(cat "$T/table")"
 [ "$(grep -c ' ok ' "$T/table")" = 4 ] || fail "expected 4 ok tuples: $(cat "$T/table")"
 "$KAPLA" results --csv "$T/out.h5" | head -1 | grep -q ",key,design_area_mm2,design_nodes,design_pe_array," ||

@@ -104,6 +104,7 @@ class FakeRunner final : public TupleRunner {
     }
     r.edp = r.energy * r.time;
     r.total_cost = r.energy;
+    r.pe_utilisation = static_cast<double>(h % 1000 + 1) / 1000.0;
     r.stats.evaluated = static_cast<std::int64_t>(h % 5000) + 10;
     r.stats.valid = r.stats.evaluated / 2;
     r.stats.pruned = r.stats.evaluated / 3;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -149,9 +150,13 @@ const std::string kLandscape = R"({"base": "eyeriss_45nm", "batch": 1, "axes": {
     "gbuf_bytes": {"from": 32768, "to": 262144, "ratio": 2}, "regf_bytes": [256, 512, 1024]},
     "sampling": {"local_search": {"objective": "energy", "initial": 8, "seed": SEED}}})";
 
-SweepSpec landscape(int seed) {
+// `constraints`: a "constraints" object's text, or "" for none.
+SweepSpec landscape(int seed, const std::string& constraints = "") {
   std::string text = kLandscape;
   text.replace(text.find("SEED"), 4, std::to_string(seed));
+  if (!constraints.empty()) {
+    text.replace(text.find(R"("sampling")"), 0, R"("constraints": )" + constraints + ", ");
+  }
   return parse(text);
 }
 
@@ -160,6 +165,12 @@ SweepSpec landscape(int seed) {
 double synthetic_energy(const DesignParams& p) {
   return 1000.0 / static_cast<double>(p.pe_h * p.pe_w) + static_cast<double>(p.regf_bytes) / 512 +
          65536.0 / static_cast<double>(p.gbuf_bytes) + 0.01 * std::abs(p.pe_h - p.pe_w);
+}
+
+// The PE utilisation falls with the PEs: 48 / PEs, at most 1. A floor of 0.25 makes the
+// arrays of more than 192 PEs (14x14, 14x16, 16x14, 16x16) infeasible: the lowest energies.
+double synthetic_utilisation(const DesignParams& p) {
+  return std::min(1.0, 48.0 / static_cast<double>(p.pe_h * p.pe_w));
 }
 
 std::vector<std::optional<DesignScore>> synthetic_scores(const DesignSearch& s,
@@ -257,6 +268,7 @@ class LandscapeRunner final : public TupleRunner {
       return r;
     }
     r.energy = synthetic_energy(t.design);
+    r.pe_utilisation = synthetic_utilisation(t.design);
     r.time = static_cast<double>(t.batch);
     r.edp = r.energy * r.time;
     r.total_cost = r.energy;
@@ -340,6 +352,56 @@ TEST(SearchRounds, AStoppedSearchResumesToTheSameRecords) {
     EXPECT_EQ(resumed.skipped, static_cast<std::size_t>(after));
     EXPECT_EQ(store.writes, static_cast<int>(reference.records.size()));
     EXPECT_EQ(first_difference(reference.recorded(), store.recorded()), std::nullopt);
+  }
+}
+
+// A design below the PE-utilisation floor is priced (its tuples are recorded) but infeasible:
+// no score, so never on the front that steers the next round. Without the floor the grid's
+// front holds the largest arrays; with it the search finds the front of the feasible designs.
+TEST(SearchRounds, DesignsBelowTheUtilisationFloorAreOffTheFront) {
+  stop_flag().store(false);
+  auto pes = [](const DesignPoint& d) { return d.params.pe_h * d.params.pe_w; };
+  const auto free = landscape(1);
+  const auto& g = free.searches[0];
+  std::vector<DesignScore> grid, feasible;
+  std::vector<std::size_t> feasible_index;
+  for (std::size_t i = 0; i < g.grid.size(); ++i) {
+    grid.push_back({g.grid[i].params.area_mm2, synthetic_energy(g.grid[i].params)});
+    if (synthetic_utilisation(g.grid[i].params) >= 0.25) {
+      feasible.push_back(grid.back());
+      feasible_index.push_back(i);
+    }
+  }
+  ASSERT_EQ(feasible.size(), 588u - 4 * 12);  // 4 shapes over 192 PEs x 3 REGF x 4 GBUF
+  std::size_t large_on_front = 0;
+  for (const auto i : pareto_front(grid)) large_on_front += pes(g.grid[i]) > 192 ? 1 : 0;
+  EXPECT_GT(large_on_front, 0u);  // what the floor will exclude
+  std::vector<DesignScore> feasible_front;
+  for (const auto i : pareto_front(feasible)) feasible_front.push_back(feasible[i]);
+
+  const auto spec = landscape(1, R"({"min_pe_utilisation": 0.25})");
+  testing::MemorySink store;
+  LandscapeRunner runner;
+  run_rounds(spec, runner, store);
+  std::vector<const TupleRecord*> all;
+  std::size_t below = 0;
+  for (const auto& [key, r] : store.records) {
+    all.push_back(&r);
+    EXPECT_EQ(r.tuple.design.min_pe_utilisation, 0.25) << key;
+    EXPECT_EQ(meets_utilisation_floor(r), r.tuple.design.pe_h * r.tuple.design.pe_w <= 192) << key;
+    below += meets_utilisation_floor(r) ? 0 : 1;
+  }
+  EXPECT_GT(below, 0u);  // the search priced some infeasible designs, as neighbours
+  std::vector<DesignScore> found;
+  for (const auto& [hw, score] : score_records(all, SearchObjective::Energy)) {
+    const auto& d = store.records.at("mlp_s:" + hw + ":kapla:b1:s1").tuple.design;
+    EXPECT_EQ(score.has_value(), d.pe_h * d.pe_w <= 192) << hw;
+    if (score) found.push_back(*score);
+  }
+  EXPECT_EQ(front_gap(feasible_front, found), 0.0);
+  for (const auto i : pareto_front(found)) {
+    EXPECT_NE(std::find(feasible_front.begin(), feasible_front.end(), found[i]),
+              feasible_front.end());
   }
 }
 

@@ -134,6 +134,46 @@ TEST(DesignSpace, SameAreaAsKeepsTheDesignsWithinTheTolerance) {
             (std::vector<std::string>{"eyeriss_45nm~pe14x12~regf512"}));
 }
 
+// The PE-utilisation floor is known only after scheduling: it keeps every grid point, and each
+// point carries it into its params (the results' design_min_pe_utilisation column).
+TEST(DesignSpace, UtilisationFloorKeepsThePointsAndNeedsNoTechnology) {
+  const auto spec = parse(
+      "{" + kSmall + R"(, "constraints": {"area_budget_mm2": 2.4, "min_pe_utilisation": 0.5}})");
+  EXPECT_EQ(names(spec),
+            (std::vector<std::string>{"eyeriss_45nm~pe14x12~regf512", "eyeriss_45nm~pe14x12~regf1k",
+                                      "eyeriss_45nm~pe16x16~regf512"}));
+  for (const auto& h : spec.hardware) EXPECT_EQ(h.params.min_pe_utilisation, 0.5) << h.name;
+  // Only the floor: the eyeriss preset has no technology section, and needs none.
+  const auto plain = parse(R"({"base": "eyeriss", "batch": 1, "axes": {"regf_bytes": [512, 1024]},
+                               "constraints": {"min_pe_utilisation": 1}})");
+  EXPECT_EQ(names(plain), (std::vector<std::string>{"eyeriss~regf512", "eyeriss~regf1k"}));
+  EXPECT_EQ(plain.hardware[0].params.min_pe_utilisation, 1.0);
+  EXPECT_EQ(plain.hardware[0].params.area_mm2, 0.0);
+  // Without a floor the column reads 0 (none).
+  EXPECT_EQ(parse(kGrid).hardware[0].params.min_pe_utilisation, 0.0);
+  // An area constraint still needs the technology, with or without a floor.
+  EXPECT_EQ(error_of(R"({"base": "eyeriss", "batch": 1, "axes": {"regf_bytes": [512]},
+                         "constraints": {"min_pe_utilisation": 0.5, "area_budget_mm2": 2}})"),
+            "jobs/d.json: hardware[0].constraints: need a \"technology\" section in the base "
+            "hardware 'eyeriss' (areas come from it)");
+}
+
+TEST(DesignSpace, BadUtilisationFloorsAreOneLineErrors) {
+  const std::string at = "jobs/d.json: hardware[0].constraints";
+  auto floor = [](const std::string& value) {
+    return error_of("{" + kSmall + R"(, "constraints": {"min_pe_utilisation": )" + value + "}}");
+  };
+  const std::string range =
+      ".min_pe_utilisation: must be in (0, 1] (a fraction of the PE-cycles), got ";
+  EXPECT_EQ(floor("0"), at + range + "0");
+  EXPECT_EQ(floor("-0.25"), at + range + "-0.25");
+  EXPECT_EQ(floor("1.5"), at + range + "1.5");
+  EXPECT_EQ(floor(R"("half")"), at + ".min_pe_utilisation: must be a number, got \"half\"");
+  EXPECT_EQ(floor("null"), at + ".min_pe_utilisation: must be a number, got null");
+  EXPECT_EQ(error_of("{" + kSmall + R"(, "constraints": {}})"),
+            at + ": must give area_budget_mm2, same_area_as or min_pe_utilisation");
+}
+
 TEST(DesignSpace, RandomSamplingIsDeterministicUnderItsSeed) {
   auto sample = [](int count, int seed) {
     return names(parse(R"({"base": "eyeriss_45nm", "batch": 1, "axes": {
@@ -188,7 +228,7 @@ TEST(DesignSpace, BadSpacesAreOneLineErrors) {
             "area 1.509015008 mm^2)");
   EXPECT_EQ(error_of("{" + kSmall + R"(, "constraints": {"pe_utilisation_floor": 0.5}})"),
             at + "constraints.pe_utilisation_floor: unknown key; allowed: area_budget_mm2, "
-                 "same_area_as");
+                 "same_area_as, min_pe_utilisation");
   EXPECT_EQ(error_of("{" + kSmall + R"(, "sampling": {"random": {"count": 5, "seed": 1}}})"),
             "jobs/d.json: hardware[0].sampling.random.count: asks for 5 designs, but only 4 "
             "meet the constraints (use \"grid\" for all)");

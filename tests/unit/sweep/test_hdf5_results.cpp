@@ -469,7 +469,8 @@ TEST_F(Hdf5Results, a_schema4_file_still_loads_resumes_and_merges) {
   EXPECT_EQ(old.records[1].tuple.strategy_label, "R[max_evaluations=40]");
   for (const auto& r : old.records) {
     EXPECT_EQ(r.tuple.design, sweep::DesignParams{});
-    EXPECT_EQ(r.result.macs, 0);  // schema 7's macs columns read as their default
+    EXPECT_EQ(r.result.macs, 0);            // schema 7's macs columns read as their default
+    EXPECT_EQ(r.result.pe_utilisation, 0);  // schema 8's, likewise
     for (const auto& l : r.result.layers) EXPECT_EQ(l.macs, 0);
   }
   // Resume: nothing to run, the file is rewritten in the current version, rows unchanged.
@@ -497,9 +498,10 @@ TEST_F(Hdf5Results, design_parameters_round_trip) {
   ResultsFile rf;
   rf.info = info();
   rf.records = records({"n1"});
-  const sweep::DesignParams d{"eyeriss_45nm", 2, 1, 16, 8, 65536, 512, 64, 25.6, 2.06581248};
+  const sweep::DesignParams d{"eyeriss_45nm", 2, 1, 16, 8, 65536, 512, 64, 25.6, 2.06581248, 0.5};
   rf.records[0].tuple.hardware = "eyeriss_45nm~nodes2x1~pe16x8";
   rf.records[0].tuple.design = d;
+  rf.records[0].result.pe_utilisation = 0.3125;
   rf.info.expected = {{"unit", rf.records[0].tuple}};
   write_results_file(dir_ / "d.h5", rf);
   const ResultsFile back = read_results_file(dir_ / "d.h5");
@@ -512,6 +514,7 @@ TEST_F(Hdf5Results, design_parameters_round_trip) {
     }
     found = true;
     EXPECT_EQ(r.tuple.design, d);
+    EXPECT_EQ(r.result.pe_utilisation, 0.3125);  // schema 8, with the floor
   }
   EXPECT_TRUE(found);
   ASSERT_EQ(back.info.expected.size(), 1u);

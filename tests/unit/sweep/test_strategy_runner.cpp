@@ -6,12 +6,18 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include <unistd.h>
+
 #include "io/catalog.hpp"
+#include "io/job_json.hpp"
 #include "io/strategy_params_json.hpp"
 #include "sweep/job.hpp"
 #include "sweep/strategy_runner.hpp"
@@ -213,6 +219,62 @@ TEST(sweep_strategy_runner, layer_macs_count_only_the_multiplying_kinds) {
            13LL * 13 * 192 * 192 * 9 + 13LL * 13 * 128 * 192 * 9) +
       9216LL * 4096 + 4096LL * 4096 + 4096LL * 1000;
   EXPECT_EQ(k.macs, 2 * per_sample);
+}
+
+// PE utilisation = MACs / (PEs x cycles), on schedules whose time is known by hand, through a
+// design space with a floor (which each tuple records in /resolved):
+// - a 3x3 conv of 4 -> 4 channels at 4x4 (2304 MACs) on one PE: 2304 cycles, utilisation 1;
+// - an FC of 16 inputs -> 8 outputs (128 MACs) on Thistle's 14x12 Eyeriss: one PE per output
+//   neuron, 8 of the 168 PEs busy for its 16 inputs: 16 cycles, utilisation 8 / 168 = 1 / 21.
+TEST(sweep_strategy_runner, pe_utilisation_is_macs_over_pe_cycles) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kapla_pe_util_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto conv = dir / "tiny_conv.json";
+  const auto fc = dir / "tiny_fc.json";
+  std::ofstream(conv) << R"({"name": "tiny_conv", "source": "test", "input": {"nofm": 4, "sofm": 6},
+    "externals": [], "layers": [{"name": "conv", "type": "Conv", "nifm": 4, "nofm": 4,
+                                 "sofm": 4, "sfil": 3}]})";
+  std::ofstream(fc) << R"({"name": "tiny_fc", "source": "test", "input": {"nofm": 16, "sofm": 1},
+    "externals": [], "layers": [{"name": "fc", "type": "FC", "nifm": 16, "nofm": 8, "sfil": 1}]})";
+  const SweepSpec spec = io::parse_job_text(
+      R"({"name": "u", "networks": [")" + conv.string() + R"(", ")" + fc.string() +
+          R"("], "hardware": [{"base": "eyeriss_45nm", "batch": 1,
+          "axes": {"pe_array": [[1, 1], [14, 12]]}, "constraints": {"min_pe_utilisation": 0.25}}],
+          "strategies": ["kapla"], "options": {"opt_goal": "e"}, "output": "u.h5"})",
+      "jobs/u.json", search::builtin_strategies(), std::filesystem::path(KAPLA_SOURCE_DATA_DIR));
+  auto catalog = std::make_shared<io::Catalog>(KAPLA_SOURCE_DATA_DIR);
+  ModelLoaders loaders;
+  loaders.network = [catalog](const std::string& n) { return catalog->load_network(n); };
+  loaders.hardware = [catalog](const std::string& n) { return catalog->load_hardware(n); };
+  const auto r = make_strategy_runner(spec, std::move(loaders));
+  std::map<std::string, TupleResult> by;
+  for (const auto& t : expand_tuples(spec)) {
+    by[std::filesystem::path(t.network).stem().string() + " " + t.hardware] = run(*r, t);
+  }
+  const auto& one = by.at("tiny_conv eyeriss_45nm~pe1x1");
+  ASSERT_EQ(one.status, TupleStatus::Ok);
+  EXPECT_EQ(one.macs, 2304);
+  EXPECT_EQ(one.time, 2304);
+  EXPECT_EQ(one.pe_utilisation, 1.0);
+  const auto& wide = by.at("tiny_fc eyeriss_45nm~pe14x12");
+  ASSERT_EQ(wide.status, TupleStatus::Ok);
+  EXPECT_EQ(wide.macs, 128);
+  EXPECT_EQ(wide.time, 16);
+  EXPECT_EQ(wide.pe_utilisation, 128.0 / (168 * 16));
+  EXPECT_DOUBLE_EQ(wide.pe_utilisation, 1.0 / 21);
+  for (const auto& [name, result] : by) {
+    EXPECT_EQ(resolved(result, "constraints.min_pe_utilisation"), "0.25") << name;
+    EXPECT_GT(result.pe_utilisation, 0) << name;
+    EXPECT_LE(result.pe_utilisation, 1) << name;
+  }
+  // A preset tuple has its utilisation too, and no floor row.
+  const auto preset =
+      run(*runner(inference_options()), tuple(fc.string(), "eyeriss", 1, "kapla", 1));
+  EXPECT_FALSE(resolved(preset, "constraints.min_pe_utilisation").has_value());
+  EXPECT_EQ(preset.pe_utilisation,
+            static_cast<double>(preset.macs) / (static_cast<double>(14 * 12) * preset.time));
+  std::filesystem::remove_all(dir);
 }
 
 // A tuple time limit interrupts the network search: with the deadline already past, the search

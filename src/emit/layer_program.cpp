@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/number_text.hpp"
+#include "emit/node_pieces.hpp"
 #include "emit/program_template.hpp"
 #include "mapping/part_layer.hpp"
 #include "pricing/fixed_scheme.hpp"
@@ -167,6 +168,33 @@ std::string allo_primitives(const LayerScheme& s, const cost::LoopBlockingEval& 
   return o.str();
 }
 
+// The node partition as the program's table: one piece per node (gen_pidx order), the node
+// holding the ceil piece, and the partition in words.
+std::string node_table(const mapping::PartitionScheme& part, const NodePieces& nodes) {
+  std::ostringstream o;
+  o << "// The node partition: one piece per node (gen_pidx order); the model prices every node as "
+       "node CEIL_NODE's piece (part_layer's ceil piece).\n";
+  o << "constexpr const char* PARTITION = \"";
+  constexpr std::array<const char*, 4> kName = {"OUTP", "OFMP", "BATP", "INPP"};
+  for (std::size_t i = 0; i < part.order.size(); ++i) {
+    const auto pae = part.order[i];
+    o << (i ? " " : "") << kName[static_cast<std::size_t>(pae)] << " " << part.pdims[pae].h << "x"
+      << part.pdims[pae].w;
+  }
+  o << "\";\n";
+  o << "constexpr i64 NODE_COUNT = " << nodes.nodes.size() << ", CEIL_NODE = " << nodes.ceil_node
+    << ";\n";
+  o << "// {n0, n1, c0, c1, m0, m1, h0, h1, w0, w1}: samples, input and output channels, ofmap "
+       "rows "
+       "and columns.\nconstexpr Piece NODES[NODE_COUNT] = {\n";
+  for (const auto& p : nodes.nodes)
+    o << "    {" << p.n.beg << ", " << p.n.end << ", " << p.c.beg << ", " << p.c.end << ", "
+      << p.m.beg << ", " << p.m.end << ", " << p.h.beg << ", " << p.h.end << ", " << p.w.beg << ", "
+      << p.w.end << "},\n";
+  o << "};\n";
+  return o.str();
+}
+
 }  // namespace
 
 std::string emit_layer_program(const LayerScheme& s, Target target) {
@@ -183,7 +211,13 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   const bool local = kernel == Kernel::LocalRegion;
   const bool systolic = s.problem.resource.array_mapping == model::ArrayMapping::Systolic;
   const auto& ev = s.eval;
-  const auto& L = pl.p_layer;
+  // Every node's piece of the layer; the program's layer is the whole one.
+  const NodePieces split = node_pieces(s.problem.layer, s.problem.batch, s.part, pl);
+  if (static_cast<std::int64_t>(split.nodes.size()) != ev.num_nodes)
+    throw InternalError("emit: layer " + s.name + ": the partition has " +
+                        std::to_string(split.nodes.size()) + " nodes, the model priced " +
+                        std::to_string(ev.num_nodes));
+  const auto& L = split.whole;
   // The batch loop's units: sample pieces x ofmap-row pieces x ofmap-column pieces. Row
   // stationary: one sample x a fold of ofmap rows (all columns). Systolic: a piece of samples x
   // one of the mapping's position folds, split into rows and columns as its unit pass is.
@@ -198,11 +232,13 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   // The model's per-layer counts back to one node (access forwarding divides a group's DRAM
   // fetches among its nodes; on-chip sources and destinations move DRAM counts to remote GBUF).
   PerDataCategory<double> model_dram{}, model_gbuf{}, model_itcn{}, model_regf{}, gbuf_words{};
-  PerDataCategory<std::int64_t> subgroup{};
+  PerDataCategory<double> total_dram{};
+  PerDataCategory<std::int64_t> subgroup{}, accfwd{};
   for (auto d : all_values<DataCategory>()) {
     const double moved = ev.remote_gbuf_access[d];
-    model_dram[d] = (ev.access[MemLevel::Dram][d] + moved) *
-                    static_cast<double>(ev.accfwd_reduction[d]) / nodes;
+    total_dram[d] = ev.access[MemLevel::Dram][d] + moved;
+    accfwd[d] = ev.accfwd_reduction[d];
+    model_dram[d] = total_dram[d] * static_cast<double>(accfwd[d]) / nodes;
     model_gbuf[d] = ev.access[MemLevel::Gbuf][d] / nodes;
     model_itcn[d] = ev.access[MemLevel::Itcn][d] / nodes;
     model_regf[d] = ev.access[MemLevel::Regf][d] / nodes;
@@ -213,17 +249,17 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
 
   std::ostringstream o;
   o << "// Emitted by kapla (docs/emit.md): layer " << s.name
-    << ",\n// one node's piece of partition " << s.part.size() << " nodes, NLD " << s.nld_index
+    << ",\n// every node's piece of partition " << s.part.size() << " nodes, NLD " << s.nld_index
     << ", blocking and orders as the cost model priced them.\n// Build: c++ -O2 THIS_FILE; run: "
        "./a.out [--count-only]. Exit 0 when every count matches the model\n// and the output "
        "equals the naive loop nest.\n";
   o << allo_primitives(s, ev, geo);
   o << detail::kProgramHead;
-  o << "// The node's piece: C input channels, M output channels, N samples, EH x EW ofmap, RH x "
-       "RW filter, UH x UW stride.\n";
+  o << "// The layer: C input channels, M output channels, N samples, EH x EW ofmap, RH x RW "
+       "filter, UH x UW stride.\n";
   // A local region's window plays the filter's part (RH x RW), over NREG inputs if element-wise.
   const PhyDim2 window = local ? L.sreg : L.sfil;
-  o << "constexpr i64 C = " << L.nifm << ", M = " << L.nofm << ", N = " << pl.p_batch
+  o << "constexpr i64 C = " << L.nifm << ", M = " << L.nofm << ", N = " << s.problem.batch
     << ", EH = " << L.sofm.h << ", EW = " << L.sofm.w << ", RH = " << window.h
     << ", RW = " << window.w << ", UH = " << L.strd.h << ", UW = " << L.strd.w << ";\n";
   if (local)
@@ -275,6 +311,23 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   o << "constexpr double MODEL_GBUF_WORDS[3] = " << doubles(gbuf_words) << ";\n";
   o << "constexpr double MODEL_OPS = " << number(ev.ops / nodes) << ";\n";
   o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";
+  o << "// The cost model's figures for the whole layer (DRAM: with the words it moves to remote "
+       "GBUFs); a group of ACCFWD[d] nodes fetches d from DRAM once (access forwarding).\n";
+  PerDataCategory<double> total_gbuf{}, total_itcn{}, total_regf{};
+  for (auto d : all_values<DataCategory>()) {
+    total_gbuf[d] = ev.access[MemLevel::Gbuf][d];
+    total_itcn[d] = ev.access[MemLevel::Itcn][d];
+    total_regf[d] = ev.access[MemLevel::Regf][d];
+  }
+  o << "constexpr double MODEL_TOTAL_DRAM[3] = " << doubles(total_dram) << ";\n";
+  o << "constexpr double MODEL_TOTAL_GBUF[3] = " << doubles(total_gbuf) << ";\n";
+  o << "constexpr double MODEL_TOTAL_ITCN[3] = " << doubles(total_itcn) << ";\n";
+  o << "constexpr double MODEL_TOTAL_REGF[3] = " << doubles(total_regf) << ";\n";
+  o << "constexpr double MODEL_TOTAL_OPS = " << number(ev.ops) << ";\n";
+  o << "constexpr i64 ACCFWD[3] = "
+    << list3(accfwd[DataCategory::Fil], accfwd[DataCategory::Ifm], accfwd[DataCategory::Ofm])
+    << ";\n";
+  o << node_table(s.part, split);
   o << detail::kProgramCommon;
   // The kind's data, then either the unit pass as a plain loop with the bus words by formula
   // (loop-nest target) or the PE array that counts them (HLS target).
@@ -285,21 +338,24 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
     case Kernel::Conv:
       o << detail::kConvKernels;
       if (!systolic) bus_formula = detail::kConvBusFormula;
-      if (!hls) o << bus_formula << detail::kConvUnitPass;
+      o << bus_formula;
+      if (!hls) o << detail::kConvUnitPass;
       break;
     case Kernel::Depthwise:
       o << detail::kDepthwiseKernels << detail::kChannelwiseNaive;
       if (!systolic) bus_formula = detail::kDepthwiseBusFormula;
-      if (!hls) o << bus_formula << detail::kChannelwisePass;
+      o << bus_formula;
+      if (!hls) o << detail::kChannelwisePass;
       break;
     case Kernel::LocalRegion:
       o << detail::kLocalRegionKernels << detail::kChannelwiseNaive;
       if (!systolic) bus_formula = detail::kLocalRegionBusFormula;
-      if (!hls) o << bus_formula << detail::kChannelwisePass;
+      o << bus_formula;
+      if (!hls) o << detail::kChannelwisePass;
       break;
   }
   o << detail::kBuffers << (hls ? detail::kPeArray : detail::kBusByFormula)
-    << detail::kVisitAndMain;
+    << detail::kVisitAndNode;
 
   // The loop nest, in the scheme's order.
   std::string indent = "  ";

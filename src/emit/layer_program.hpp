@@ -4,8 +4,11 @@
 // each memory boundary, per data category, to compare them with the cost model's access counts.
 //
 // What the program runs and counts, and what it does not yet (docs/emit.md):
-//  - one node's piece of the layer (the partition's ceil piece, mapping::part_layer); the model's
-//    per-layer counts are divided by the node count and multiplied back by access forwarding;
+//  - every node's piece of the layer (emit/node_pieces: the model's per-node data ranges), the
+//    nodes' outputs (and partial sums) adding up to the whole layer; the node holding the ceil
+//    piece (mapping::part_layer) is checked against the model's per-layer counts divided by the
+//    node count (and multiplied back by access forwarding), the whole layer against the model's
+//    totals scaled by the words of the real pieces over the ceil pieces' (docs/emit.md, Nodes);
 //  - the loop nest over the nested-loop description's units (IFM channel pieces, OFM channel
 //    pieces, (sample, ofmap-row fold) pairs) with the scheme's blocking factors and orders;
 //    a category's buffer at a level is refilled whenever the tile it must hold changes;

@@ -18,15 +18,35 @@ namespace {
 using i64 = std::int64_t;
 constexpr int FIL = 0, IFM = 1, OFM = 2;  // data categories
 const char* const CATEGORY[3] = {"FIL", "IFM", "OFM"};
+
+// A node's piece of the layer: samples [n0, n1), input channels [c0, c1), output channels
+// [m0, m1), ofmap rows [h0, h1) and columns [w0, w1) (a channel-wise kind: c = m).
+struct Piece {
+  i64 n0, n1, c0, c1, m0, m1, h0, h1, w0, w1;
+  bool empty() const { return n1 <= n0 || c1 <= c0 || m1 <= m0 || h1 <= h0 || w1 <= w0; }
+};
 )";
 
 // Text after the constants, before the loop nest.
 inline constexpr const char* kProgramCommon = R"(
-constexpr i64 HI = (EH - 1) * UH + RH, WI = (EW - 1) * UW + RW;  // ifmap rows and columns
+constexpr i64 HI = (EH - 1) * UH + RH, WI = (EW - 1) * UW + RW;  // the layer's ifmap rows, columns
 
 // A balanced split of n into k pieces: piece j's size (the first n % k pieces one longer).
 constexpr i64 piece(i64 n, i64 k, i64 j) { return n / k + (j < n % k ? 1 : 0); }
 constexpr i64 piece_begin(i64 n, i64 k, i64 j) { return j * (n / k) + (j < n % k ? j : n % k); }
+
+// The node being run. Its loop nest is the ceil piece's (the same units and blocking on every
+// node), over its own piece: its channels, samples and rows split into the same unit pieces.
+Piece P = NODES[CEIL_NODE];
+// Input-channel piece u and output-channel piece u (a channel-wise kind uses the latter only).
+[[maybe_unused]] i64 c_begin(i64 u) { return P.c0 + piece_begin(P.c1 - P.c0, CU, u); }
+i64 c_size(i64 u) { return piece(P.c1 - P.c0, CU, u); }
+i64 m_begin(i64 u) { return P.m0 + piece_begin(P.m1 - P.m0, MU, u); }
+i64 m_size(i64 u) { return piece(P.m1 - P.m0, MU, u); }
+// The node's ifmap and ofmap row widths (a row-stationary unit holds all its columns; the
+// systolic bus formula does not need them).
+[[maybe_unused]] i64 node_wi() { return (P.w1 - P.w0 - 1) * UW + RW; }
+[[maybe_unused]] i64 node_ew() { return P.w1 - P.w0; }
 
 // A unit of the batch loop (loop 2): sample piece x ofmap-row piece x ofmap-column piece, in
 // that order (NB x TH x TW units): samples [n0, n1), rows [r0, r1), columns [q0, q1).
@@ -36,30 +56,32 @@ struct BatchUnit {
 BatchUnit batch_unit(i64 u) {
   const i64 s = u / (TH * TW), th = u / TW % TH, tw = u % TW;
   BatchUnit b;
-  b.n0 = piece_begin(N, NB, s);
-  b.n1 = b.n0 + piece(N, NB, s);
-  b.r0 = piece_begin(EH, TH, th);
-  b.r1 = b.r0 + piece(EH, TH, th);
-  b.q0 = piece_begin(EW, TW, tw);
-  b.q1 = b.q0 + piece(EW, TW, tw);
+  b.n0 = P.n0 + piece_begin(P.n1 - P.n0, NB, s);
+  b.n1 = b.n0 + piece(P.n1 - P.n0, NB, s);
+  b.r0 = P.h0 + piece_begin(P.h1 - P.h0, TH, th);
+  b.r1 = b.r0 + piece(P.h1 - P.h0, TH, th);
+  b.q0 = P.w0 + piece_begin(P.w1 - P.w0, TW, tw);
+  b.q1 = b.q0 + piece(P.w1 - P.w0, TW, tw);
   return b;
 }
 
 // What the units [lo[l], hi[l]) of each loop hold: input channels (loop 0), output channels
-// (loop 1), batch units (loop 2), and the ifmap words one channel of those units reads (each
-// unit's samples x its rows and columns with their halo) and the ofmap words one channel of
-// them writes. The halo is the model's linear one, R + (rows - 1) * U per piece, also for an
-// empty piece (more pieces than rows; docs/emit.md).
+// (loop 1), batch units with a sample (loop 2; a node with fewer samples than the ceil piece
+// has units without one, which hold nothing), and the ifmap words one channel of those units
+// reads (each unit's samples x its rows and columns with their halo) and the ofmap words one
+// channel of them writes. The halo is the model's linear one, R + (rows - 1) * U per piece,
+// also for an empty piece (more pieces than rows; docs/emit.md).
 struct Span {
   i64 c = 0, m = 0, units = 0, bin = 0, bout = 0;
 };
 Span span_of(const i64* lo, const i64* hi) {
   Span s;
-  for (i64 u = lo[0]; u < hi[0]; ++u) s.c += piece(C, CU, u);
-  for (i64 u = lo[1]; u < hi[1]; ++u) s.m += piece(M, MU, u);
-  s.units = hi[2] - lo[2];
+  for (i64 u = lo[0]; u < hi[0]; ++u) s.c += c_size(u);
+  for (i64 u = lo[1]; u < hi[1]; ++u) s.m += m_size(u);
   for (i64 u = lo[2]; u < hi[2]; ++u) {
     const BatchUnit b = batch_unit(u);
+    if (b.n1 == b.n0) continue;
+    ++s.units;
     const i64 rows = b.r1 - b.r0, cols = b.q1 - b.q0;
     s.bin += (b.n1 - b.n0) * (RH + (rows - 1) * UH) * (RW + (cols - 1) * UW);
     s.bout += (b.n1 - b.n0) * rows * cols;
@@ -121,8 +143,8 @@ inline constexpr const char* kConvBusFormula = R"(
 i64 itcn_words(int d, const i64* lo, const i64* hi) {
   const Span s = span_of(lo, hi);
   if (d == FIL) return s.c * s.m * RW * PES * FOLD_H;
-  if (d == IFM) return s.c * REPL_O * s.units * WI * PES * FOLD_H;
-  return s.m * REPL_I * s.units * EW * PES * FOLD_H;
+  if (d == IFM) return s.c * REPL_O * s.units * node_wi() * PES * FOLD_H;
+  return s.m * REPL_I * s.units * node_ew() * PES * FOLD_H;
 }
 )";
 
@@ -131,8 +153,8 @@ inline constexpr const char* kConvUnitPass = R"(
 // One unit pass: input-channel piece ci, output-channel piece co, batch unit cb.
 void unit_pass(i64 ci, i64 co, i64 cb) {
   const BatchUnit b = batch_unit(cb);
-  const i64 c0 = piece_begin(C, CU, ci), c1 = c0 + piece(C, CU, ci);
-  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
+  const i64 c0 = c_begin(ci), c1 = c0 + c_size(ci);
+  const i64 m0 = m_begin(co), m1 = m0 + m_size(co);
   for (i64 n = b.n0; n < b.n1; ++n)
     for (i64 m = m0; m < m1; ++m)
       for (i64 c = c0; c < c1; ++c)
@@ -188,7 +210,7 @@ inline constexpr const char* kDepthwiseBusFormula = R"(
 i64 itcn_words(int d, const i64* lo, const i64* hi) {
   const Span s = span_of(lo, hi);
   if (d == FIL) return s.m * RW * PES * FOLD_H;
-  return s.m * s.units * (d == IFM ? WI : EW) * PES * FOLD_H;
+  return s.m * s.units * (d == IFM ? node_wi() : node_ew()) * PES * FOLD_H;
 }
 )";
 
@@ -235,8 +257,8 @@ inline constexpr const char* kLocalRegionBusFormula = R"(
 i64 itcn_words(int d, const i64* lo, const i64* hi) {
   const Span s = span_of(lo, hi);
   if (d == FIL) return 0;
-  if (d == IFM) return s.m * s.units * WI * PES * IFM_INPUTS;
-  return s.m * s.units * EW * PES * FOLD_H;
+  if (d == IFM) return s.m * s.units * node_wi() * PES * IFM_INPUTS;
+  return s.m * s.units * node_ew() * PES * FOLD_H;
 }
 )";
 
@@ -262,7 +284,7 @@ inline constexpr const char* kChannelwisePass = R"(
 void unit_pass(i64 ci, i64 co, i64 cb) {
   (void)ci;
   const BatchUnit b = batch_unit(cb);
-  const i64 m0 = piece_begin(M, MU, co), m1 = m0 + piece(M, MU, co);
+  const i64 m0 = m_begin(co), m1 = m0 + m_size(co);
   for (i64 n = b.n0; n < b.n1; ++n)
     for (i64 m = m0; m < m1; ++m)
       for (i64 r = b.r0; r < b.r1; ++r)
@@ -334,6 +356,7 @@ void on_regf_fill(int d, const i64* lo, const i64* hi) { buffers[1][d].add_bus(i
 
 // REGF: the accesses every MAC makes in its PE.
 double regf_counted(int d) { return static_cast<double>(macs * REGF_PER_MAC[d]); }
+void reset_array() {}
 )";
 
 // HLS target: the unit pass as the row-stationary PE array, which counts the array-bus words
@@ -367,6 +390,12 @@ void commit_bus() {
 }
 
 double regf_counted(int d) { return static_cast<double>(regf_count[d]); }
+void reset_array() {  // before each node
+  for (int d = 0; d < 3; ++d) {
+    bus_count[d] = regf_count[d] = 0;
+    fresh[d] = false;
+  }
+}
 
 // One PE for one filter-row group: filter row fr of (output m, input c), ifmap row(s) of channel
 // c (and an element-wise layer's other inputs), partial sums of ofmap row r added to psum_row.
@@ -382,12 +411,13 @@ void pe(bool active, bool fil_in, bool ifm_in, bool ofm_out, const bool* count, 
     if (fil_in && count[FIL]) ++bus_count[FIL];
     for (i64 j = 0; j < IFM_INPUTS; ++j) i_rf[j][k] = 0;
   }
-  for (i64 x = 0; x < WI; ++x) {  // the ifmap row streams in, one word per cycle
+  const i64 wi = node_wi(), col0 = P.w0 * UW;  // the node's ifmap row
+  for (i64 x = 0; x < wi; ++x) {  // the ifmap row streams in, one word per cycle
 #pragma HLS PIPELINE II=1
     for (i64 j = 0; j < IFM_INPUTS; ++j) {
 #pragma HLS UNROLL
       for (i64 k = 0; k + 1 < RW; ++k) i_rf[j][k] = i_rf[j][k + 1];
-      i_rf[j][RW - 1] = active ? ifmap[ifmap_index(n, c + j * M, r * UH + fr, x)] : 0;
+      i_rf[j][RW - 1] = active ? ifmap[ifmap_index(n, c + j * M, r * UH + fr, col0 + x)] : 0;
       if (ifm_in && count[IFM]) ++bus_count[IFM];
     }
     const i64 start = x - (RW - 1);  // the window now holds ifmap columns start .. x
@@ -423,16 +453,19 @@ void pe_array(const i64* x2, i64 ci, i64 co, i64 cb, bool compute) {
   }
   if (!compute && !count[FIL] && !count[IFM] && !count[OFM]) return;
   const BatchUnit b = batch_unit(cb);  // row stationary: one sample, a fold's rows, every column
+  // A unit without a sample (a node with fewer samples than the ceil piece) moves no ifmap or
+  // partial sums; its filter rows still go in with the tile's, as the loop nest's fill moved them.
+  const bool sample = b.n1 > b.n0;
   const i64 n = b.n0;
   // Conv replicas are (input, output) channel pairs; the channel-wise kinds' are channels.
-  const i64 c0 = CONV_KERNEL ? piece_begin(C, CU, ci) : 0, cp = CONV_KERNEL ? piece(C, CU, ci) : 1;
-  const i64 m0 = piece_begin(M, MU, co), mp = piece(M, MU, co);
-  const i64 r0 = b.r0, rows = b.r1 - b.r0;
+  const i64 c0 = CONV_KERNEL ? c_begin(ci) : 0, cp = CONV_KERNEL ? c_size(ci) : 1;
+  const i64 m0 = m_begin(co), mp = m_size(co);
+  const i64 r0 = b.r0, rows = b.r1 - b.r0, ew = node_ew();
   static i64 psum[REPL_O][FLPE_W][EW];  // per output replica and PE column: an ofmap row's sums
 #pragma HLS ARRAY_PARTITION variable=psum complete dim=1
   for (i64 ro = 0; ro < REPL_O; ++ro)
     for (i64 pw = 0; pw < FLPE_W; ++pw)
-      for (i64 q = 0; q < EW; ++q) psum[ro][pw][q] = 0;
+      for (i64 q = 0; q < ew; ++q) psum[ro][pw][q] = 0;
   for (i64 g = 0; g < FOLD_H; ++g) {  // the folded filter-row groups, one after the other
     const i64 h0 = piece_begin(RH, FOLD_H, g), hrows = piece(RH, FOLD_H, g);
     for (i64 ro = 0; ro < REPL_O; ++ro) {
@@ -440,30 +473,31 @@ void pe_array(const i64* x2, i64 ci, i64 co, i64 cb, bool compute) {
       for (i64 ri = 0; ri < REPL_I; ++ri) {
 #pragma HLS UNROLL
         const bool real = ri < cp && ro < mp;  // the replica has a channel (pair) in this unit
-        const bool ifm_in = (CONV_KERNEL ? ri < cp : ro < mp) && (HAS_FILTER || g == 0);
+        const bool ifm_in = (CONV_KERNEL ? ri < cp : ro < mp) && (HAS_FILTER || g == 0) && sample;
         const i64 c = CONV_KERNEL ? c0 + ri : m0 + ro;
         for (i64 ph = 0; ph < FLPE_H; ++ph) {
 #pragma HLS UNROLL
           for (i64 pw = 0; pw < FLPE_W; ++pw) {
 #pragma HLS UNROLL
-            const bool active = compute && real && ph < hrows && pw < rows;
-            pe(active, HAS_FILTER && real, ifm_in, ro < mp, count, n, c, m0 + ro, h0 + ph, r0 + pw,
-               psum[ro][pw]);
+            const bool active = compute && real && sample && ph < hrows && pw < rows;
+            pe(active, HAS_FILTER && real, ifm_in, ro < mp && sample, count, n, c, m0 + ro, h0 + ph,
+               r0 + pw, psum[ro][pw]);
           }
         }
       }
     }
   }
-  if (!compute) return;
+  if (!compute || !sample) return;
   for (i64 ro = 0; ro < mp; ++ro)
     for (i64 pw = 0; pw < rows; ++pw)
-      for (i64 q = 0; q < EW; ++q)
-        ofmap[((n * M + m0 + ro) * EH + r0 + pw) * EW + q] += psum[ro][pw][q];
+      for (i64 q = 0; q < ew; ++q)
+        ofmap[((n * M + m0 + ro) * EH + r0 + pw) * EW + P.w0 + q] += psum[ro][pw][q];
 }
 )";
 
-// The rest of the program before the loop nest: the visit of each level-1 iteration and main.
-inline constexpr const char* kVisitAndMain = R"(
+// The rest of the program before the loop nest: the visit of each level-1 iteration, and the
+// head of the node's loop nest.
+inline constexpr const char* kVisitAndNode = R"(
 // Called once per level-1 iteration (the level-2 loops run inside REGF): every buffer checks
 // whether its tile changed.
 void visit(const i64* x0, const i64* x1) {
@@ -491,11 +525,97 @@ bool close(double counted, double model) {
   return std::fabs(counted - model) <= 1e-9 * std::fmax(std::fabs(counted), std::fabs(model));
 }
 
+// Every buffer empty, every counter 0: before each node.
+void reset_node() {
+  for (int bl = 0; bl < 2; ++bl)
+    for (int d = 0; d < 3; ++d) {
+      Buffer& b = buffers[bl][d];
+      b = Buffer();
+      b.d = d;
+      b.rw = d == OFM;
+      i64 tiles = 1;
+      for (int l = 0; l < 3; ++l)
+        if (RELATED[d][l]) tiles *= bl == 0 ? T[0][l] : T[0][l] * T[1][l];
+      b.seen.assign(static_cast<std::size_t>(tiles), 0);
+    }
+  macs = 0;
+  reset_array();
+}
+
+// The loop nest of node P, in the scheme's order.
+void run_node(bool compute) {
+  i64 x0[3], x1[3], x2[3];
+)";
+
+// Text after the loop nest: each node's counts, the checks and main.
+inline constexpr const char* kProgramTail = R"(}
+
+// What one node moved and computed, in the words the model counts (an element-wise layer's
+// ifmap words over its inputs, IFM_INPUTS), and the words of its whole piece by formula: of
+// each category (WORDS: the loop nest moves every word of the piece a fixed number of times at
+// each level, the same on every node) and over the array bus (BUS, itcn_words).
+struct Counts {
+  double dram[3] = {0, 0, 0}, gbuf[3] = {0, 0, 0}, itcn[3] = {0, 0, 0}, regf[3] = {0, 0, 0};
+  double macs = 0;
+  i64 largest[3] = {0, 0, 0};  // the largest GBUF tile (its words), and the mean distinct tile
+  double mean[3] = {0, 0, 0};
+  double words[3] = {0, 0, 0}, bus[3] = {0, 0, 0};
+  void add(const Counts& c) {
+    for (int d = 0; d < 3; ++d) {
+      dram[d] += c.dram[d], gbuf[d] += c.gbuf[d], itcn[d] += c.itcn[d], regf[d] += c.regf[d];
+      words[d] += c.words[d], bus[d] += c.bus[d];
+      if (c.largest[d] > largest[d]) largest[d] = c.largest[d];
+    }
+    macs += c.macs;
+  }
+};
+
+// Runs node k's piece and counts it; a node with an empty piece idles (counts 0). DRAM: a
+// GBUF-stored category crosses at level 0; a bypassed one goes DRAM -> REGF at level 1, PASSES
+// times like a GBUF read. GBUF: reads toward the array (level 1) of stored categories, PASSES
+// times per unit pass (the folded filter-row groups).
+Counts run(i64 k, bool compute) {
+  Counts c;
+  P = NODES[k];
+  if (P.empty()) return c;
+  reset_node();
+  run_node(compute);
+  for (auto& level : buffers)
+    for (auto& b : level) b.drain();
+  const i64 lo[3] = {0, 0, 0}, hi[3] = {T[0][0] * T[1][0] * T[2][0], T[0][1] * T[1][1] * T[2][1],
+                                        T[0][2] * T[1][2] * T[2][2]};
+  for (int d = 0; d < 3; ++d) {
+    const double passes = static_cast<double>(PASSES[d]);
+    const double share = d == IFM ? 1.0 / static_cast<double>(IFM_INPUTS) : 1.0;
+    const Buffer& b0 = buffers[0][d];
+    const Buffer& b1 = buffers[1][d];
+    c.dram[d] = (STORED[d] ? b0.reads + b0.writes : (b1.reads + b1.writes) * passes) * share;
+    // A pinned filter is loaded once before the layer and stays (no_time_mux): not this layer's.
+    if (d == FIL && FILTER_PINNED) c.dram[d] = 0;
+    c.gbuf[d] = STORED[d] ? (b1.reads + b1.writes) * passes * share : 0.0;
+    c.itcn[d] = b1.bus * share;
+    c.regf[d] = regf_counted(d);
+    c.largest[d] = b0.max_words;
+    c.mean[d] = b0.distinct ? b0.distinct_words / static_cast<double>(b0.distinct) * share : 0;
+    c.words[d] = static_cast<double>(tile_words(d, lo, hi)) * share;
+    c.bus[d] = static_cast<double>(itcn_words(d, lo, hi)) * share;
+  }
+  c.macs = static_cast<double>(macs);
+  return c;
+}
+
+bool check(const char* what, const char* category, double counted, double model) {
+  const bool ok = close(counted, model);
+  std::printf("%s %s counted=%.17g model=%.17g%s\n", what, category, counted, model,
+              ok ? "" : "  MISMATCH");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool compute = !(argc > 1 && std::strcmp(argv[1], "--count-only") == 0);
-  if (compute) {
+  if (compute) {  // the whole layer's data
     std::uint64_t s = 1;  // a fixed LCG: the same data on every run
     auto next = [&s] {
       s = s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -508,60 +628,36 @@ int main(int argc, char** argv) {
     ofmap.assign(static_cast<std::size_t>(N * M * EH * EW), 0);
     naive.assign(ofmap.size(), 0);
   }
-  for (int bl = 0; bl < 2; ++bl)
-    for (int d = 0; d < 3; ++d) {
-      Buffer& b = buffers[bl][d];
-      b.d = d;
-      b.rw = d == OFM;
-      i64 tiles = 1;
-      for (int l = 0; l < 3; ++l)
-        if (RELATED[d][l]) tiles *= bl == 0 ? T[0][l] : T[0][l] * T[1][l];
-      b.seen.assign(static_cast<std::size_t>(tiles), 0);
-    }
-  i64 x0[3], x1[3], x2[3];
-)";
+  // Every node runs its piece; their outputs add up in the layer's ofmap (the partial sums of
+  // input-channel pieces too: the reduction, see docs/emit.md).
+  Counts ceil, total;
+  i64 idle = 0;
+  for (i64 k = 0; k < NODE_COUNT; ++k) {
+    const Counts c = run(k, compute);
+    if (k == CEIL_NODE) ceil = c;
+    idle += NODES[k].empty() ? 1 : 0;
+    total.add(c);
+  }
+  P = NODES[CEIL_NODE];
 
-// Text after the loop nest.
-inline constexpr const char* kProgramTail = R"(
-  for (auto& level : buffers)
-    for (auto& b : level) b.drain();
-
+  // One node: the ceil piece's counts against the model's figures for one node.
   bool ok = true;
-  // DRAM: a GBUF-stored category crosses at level 0; a bypassed one goes DRAM -> REGF at level
-  // 1, PASSES times like a GBUF read. GBUF: reads toward the array (level 1) of stored
-  // categories, PASSES times per unit pass (the folded filter-row groups).
   for (int d = 0; d < 3; ++d) {
-    const double passes = static_cast<double>(PASSES[d]);
-    // Words the model counts: an element-wise layer's ifmap words over its inputs (see kernels).
+    ok = check("DRAM", CATEGORY[d], ceil.dram[d], MODEL_DRAM[d]) && ok;
+    ok = check("GBUF", CATEGORY[d], ceil.gbuf[d], MODEL_GBUF[d]) && ok;
+    ok = check("ITCN", CATEGORY[d], ceil.itcn[d], MODEL_ITCN[d]) && ok;
+    // Buffers as the model sizes them: the largest tile of any node must fit (GBUF: a node's
+    // share of a sharing group holds 1/SUBGROUP of it). The systolic mapping sizes a buffer for
+    // the mean piece of an uneven split (floats), and the reference's idivc, (x + 1 - 1) // 1,
+    // floors a fractional size: there the ceil piece's mean tile's whole words must fit, and a
+    // larger tile is a note (docs/emit.md).
     const double share = d == IFM ? 1.0 / static_cast<double>(IFM_INPUTS) : 1.0;
-    const Buffer& b0 = buffers[0][d];
-    const Buffer& b1 = buffers[1][d];
-    double dram = (STORED[d] ? b0.reads + b0.writes : (b1.reads + b1.writes) * passes) * share;
-    // A pinned filter is loaded once before the layer and stays (no_time_mux): not this layer's.
-    if (d == FIL && FILTER_PINNED) dram = 0;
-    const double gbuf = STORED[d] ? (b1.reads + b1.writes) * passes * share : 0.0;
-    const double itcn = b1.bus * share;
-    const bool dram_ok = close(dram, MODEL_DRAM[d]), gbuf_ok = close(gbuf, MODEL_GBUF[d]);
-    const bool itcn_ok = close(itcn, MODEL_ITCN[d]);
-    std::printf("DRAM %s counted=%.17g model=%.17g%s\n", CATEGORY[d], dram, MODEL_DRAM[d],
-                dram_ok ? "" : "  MISMATCH");
-    std::printf("GBUF %s counted=%.17g model=%.17g%s\n", CATEGORY[d], gbuf, MODEL_GBUF[d],
-                gbuf_ok ? "" : "  MISMATCH");
-    std::printf("ITCN %s counted=%.17g model=%.17g%s\n", CATEGORY[d], itcn, MODEL_ITCN[d],
-                itcn_ok ? "" : "  MISMATCH");
-    ok = ok && dram_ok && gbuf_ok && itcn_ok;
-    // Buffers as the model sizes them: the largest tile must fit (GBUF: this node's share of
-    // a sharing group holds 1/SUBGROUP of it). The systolic mapping sizes a buffer for the mean
-    // piece of an uneven split (floats), and the reference's idivc, (x + 1 - 1) // 1, floors a
-    // fractional size: there the mean tile's whole words must fit, and a larger tile is a note
-    // (docs/emit.md).
     const double cap = MODEL_GBUF_WORDS[d] * static_cast<double>(SUBGROUP[d]);
-    const double largest = static_cast<double>(b0.max_words) * share;
-    const double mean = b0.distinct ? b0.distinct_words / static_cast<double>(b0.distinct) * share : 0;
-    const bool fits = !STORED[d] || (SIZED_BY_MEAN ? std::floor(mean) : largest) <= cap;
+    const double largest = static_cast<double>(total.largest[d]) * share;
+    const bool fits = !STORED[d] || (SIZED_BY_MEAN ? std::floor(ceil.mean[d]) : largest) <= cap;
     std::printf("FIT GBUF %s largest_tile=%lld", CATEGORY[d],
-                static_cast<long long>(STORED[d] ? b0.max_words : 0));
-    if (SIZED_BY_MEAN) std::printf(" mean_tile=%.17g", STORED[d] ? mean : 0.0);
+                static_cast<long long>(STORED[d] ? total.largest[d] : 0));
+    if (SIZED_BY_MEAN) std::printf(" mean_tile=%.17g", STORED[d] ? ceil.mean[d] : 0.0);
     std::printf(" model_size=%.17g%s\n", STORED[d] ? cap : 0.0, fits ? "" : "  OVERFLOW");
     if (SIZED_BY_MEAN && STORED[d] && largest > cap)
       std::printf("NOTE GBUF %s: the largest tile exceeds the model's size, which is the mean's\n",
@@ -571,32 +667,57 @@ inline constexpr const char* kProgramTail = R"(
   // More position pieces than ofmap rows or columns (the systolic mapping's folds): the model
   // charges an empty piece the linear halo RH - UH rows (RW - UW columns), which the program's
   // ifmap words follow (span_of); a loop nest that skipped it would read none.
-  if (TH > EH || TW > EW)
+  const i64 rows = P.h1 - P.h0, cols = P.w1 - P.w0;
+  if (TH > rows || TW > cols)
     std::printf("NOTE IFM: %lld of %lld row pieces and %lld of %lld column pieces are empty; "
                 "counted with the model's halo of RH - UH rows (RW - UW columns) each\n",
-                static_cast<long long>(TH > EH ? TH - EH : 0), static_cast<long long>(TH),
-                static_cast<long long>(TW > EW ? TW - EW : 0), static_cast<long long>(TW));
+                static_cast<long long>(TH > rows ? TH - rows : 0), static_cast<long long>(TH),
+                static_cast<long long>(TW > cols ? TW - cols : 0), static_cast<long long>(TW));
   if (IFM_INPUTS > 1)
     std::printf("NOTE IFM counted / %lld: the model counts one of the %lld inputs per channel\n",
                 static_cast<long long>(IFM_INPUTS), static_cast<long long>(IFM_INPUTS));
+
+  // The whole layer: every node's counts against the model's totals. The model prices every
+  // node as the ceil piece; a node moves each word of its own piece as many times as the ceil
+  // node moves each of its words, so the counted totals are the model's scaled by PIECES, the
+  // words of all pieces over NODE_COUNT ceil pieces (docs/emit.md). A group of ACCFWD[d] nodes
+  // that forward d to each other fetches it from DRAM once.
+  std::printf("NODES %lld (%s), %lld idle; node %lld holds the ceil piece\n",
+              static_cast<long long>(NODE_COUNT), PARTITION, static_cast<long long>(idle),
+              static_cast<long long>(CEIL_NODE));
+  for (int d = 0; d < 3; ++d) {
+    const double counted[3] = {total.dram[d] / static_cast<double>(ACCFWD[d]), total.gbuf[d],
+                               total.itcn[d]};
+    const double model[3] = {MODEL_TOTAL_DRAM[d], MODEL_TOTAL_GBUF[d], MODEL_TOTAL_ITCN[d]};
+    const char* level[3] = {"DRAM", "GBUF", "ITCN"};
+    for (int m = 0; m < 3; ++m) {
+      const double all = m == 2 ? total.bus[d] : total.words[d];
+      const double one = static_cast<double>(NODE_COUNT) * (m == 2 ? ceil.bus[d] : ceil.words[d]);
+      const double expected = one > 0 ? model[m] * (all / one) : model[m];
+      const bool same = close(counted[m], expected);
+      std::printf("TOTAL %s %s counted=%.17g model=%.17g pieces=%.17g/%.17g expected=%.17g%s\n",
+                  level[m], CATEGORY[d], counted[m], model[m], all, one, expected,
+                  same ? "" : "  MISMATCH");
+      ok = ok && same;
+    }
+  }
   if (compute) {
     naive_layer();
     i64 sum = 0;
     for (auto v : ofmap) sum += v;
     const bool same = ofmap == naive;
-    const bool macs_ok = close(static_cast<double>(macs) * OCCUPANCY, MODEL_OPS);
-    std::printf("MACS counted=%lld model=%.17g (x occupancy %.17g)%s\n",
-                static_cast<long long>(macs), MODEL_OPS, OCCUPANCY, macs_ok ? "" : "  MISMATCH");
+    const bool macs_ok = close(ceil.macs * OCCUPANCY, MODEL_OPS);
+    std::printf("MACS counted=%.17g model=%.17g (x occupancy %.17g)%s\n", ceil.macs, MODEL_OPS,
+                OCCUPANCY, macs_ok ? "" : "  MISMATCH");
+    ok = check("TOTAL", "MACS", total.macs, MODEL_TOTAL_OPS) && ok && macs_ok;
     std::printf("OUTPUT checksum=%lld %s\n", static_cast<long long>(sum),
                 same ? "equals the naive loop nest" : "DIFFERS from the naive loop nest");
-    ok = ok && same && macs_ok;
-    // REGF: the accesses the MACs make in their PEs, for the ceil piece scaled by occupancy.
+    ok = ok && same;
+    // REGF: the accesses the MACs make in their PEs; one node's for the ceil piece scaled by
+    // the occupancy as the model scales it, and the whole layer's exactly.
     for (int d = 0; d < 3; ++d) {
-      const double regf = regf_counted(d) * OCCUPANCY;
-      const bool regf_ok = close(regf, MODEL_REGF[d]);
-      std::printf("REGF %s counted=%.17g model=%.17g%s\n", CATEGORY[d], regf, MODEL_REGF[d],
-                  regf_ok ? "" : "  MISMATCH");
-      ok = ok && regf_ok;
+      ok = check("REGF", CATEGORY[d], ceil.regf[d] * OCCUPANCY, MODEL_REGF[d]) && ok;
+      ok = check("TOTAL REGF", CATEGORY[d], total.regf[d], MODEL_TOTAL_REGF[d]) && ok;
     }
   }
   std::printf("%s\n", ok ? "OK" : "FAILED");

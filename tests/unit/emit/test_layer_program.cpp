@@ -1,8 +1,9 @@
 // Emitted layer programs (issue 21, first slice): for fixed schemes of the golden records
 // (nn_dataflow and KAPLA fork; Conv, FC, Pooling, Eltwise; every partition kind, with and
-// without buffer sharing and bypass), the emitted program compiles, its output equals the naive
-// loop nest, and the DRAM and GBUF words it counts per category equal the cost model's access
-// counts (docs/emit.md). The checks can fail: a scheme whose model figure is changed by one
+// without buffer sharing and bypass), the emitted program compiles, runs every node's piece,
+// its output equals the naive loop nest, and the words it counts per level and category equal
+// the cost model's access counts, for the ceil node and, by the pieces formula, for the whole
+// layer (docs/emit.md). The checks can fail: a scheme whose model figure is changed by one
 // part in 10^6 makes its program report MISMATCH and exit 1.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -19,7 +21,9 @@
 
 #include "core/errors.hpp"
 #include "emit/layer_program.hpp"
+#include "emit/node_pieces.hpp"
 #include "io/golden_record.hpp"
+#include "mapping/data_layout_ops.hpp"
 #include "pricing/fixed_scheme.hpp"
 
 namespace kapla {
@@ -91,7 +95,7 @@ std::vector<Sample> valid_schemes(const std::string& file, std::vector<Sample>* 
     Sample s;
     s.id = rec.at("id").get<std::string>();
     s.type = problem.layer.type;
-    s.macs = priced.blocking->ops / static_cast<double>(priced.blocking->num_nodes);
+    s.macs = priced.blocking->ops;  // the whole layer's: every node runs
     s.scheme = {s.id, std::move(problem), fsch.part, fsch.nld_index, *priced.blocking};
     bool emitted = true;
     try {
@@ -112,16 +116,31 @@ bool shares_gbuf(const Sample& s) {
   return g[DataCategory::Fil] > 1 || g[DataCategory::Ifm] > 1 || g[DataCategory::Ofm] > 1;
 }
 
+// Whether some node's piece is smaller than the ceil piece the model prices every node as.
+bool has_edge_piece(const Sample& s) {
+  const auto& p = s.scheme.problem;
+  const auto pl = mapping::part_layer(p.layer, p.batch, s.scheme.part);
+  const auto split = emit::node_pieces(p.layer, p.batch, s.scheme.part, pl);
+  const auto& ceil = split.nodes[split.ceil_node];
+  for (const auto& n : split.nodes)
+    if (n.n.size() < ceil.n.size() || n.c.size() < ceil.c.size() || n.m.size() < ceil.m.size() ||
+        n.h.size() < ceil.h.size() || n.w.size() < ceil.w.size())
+      return true;
+  return false;
+}
+
 // Evenly spaced emittable records of both families: up to kPerKind of each layer kind, so that
 // every kind the emitter takes is in the sample (the golden files hold far more Conv records),
-// and kShared more with GBUF sharing (rare in the files).
-constexpr std::size_t kPerKind = 10, kShared = 8;
+// kShared more with GBUF sharing (rare in the files) and kEdge more whose nodes' pieces are not
+// all the ceil piece.
+constexpr std::size_t kPerKind = 10, kShared = 8, kEdge = 8;
 std::vector<Sample> sampled() {
   std::map<model::LayerType, std::vector<Sample>> by_kind;
-  std::vector<Sample> shared;
+  std::vector<Sample> shared, edge;
   for (const char* file : {"nn_dataflow/scheme_evals.jsonl", "kapla/scheme_evals.jsonl"})
     for (auto& s : valid_schemes(file)) {
       if (shares_gbuf(s)) shared.push_back(s);
+      if (has_edge_piece(s)) edge.push_back(s);
       by_kind[s.type].push_back(std::move(s));
     }
   std::vector<Sample> out;
@@ -132,17 +151,31 @@ std::vector<Sample> sampled() {
   };
   for (const auto& [kind, all] : by_kind) take(all, kPerKind);
   take(shared, kShared);
+  take(edge, kEdge);
   return out;
 }
 
-// Layers above this many MACs per node are counted without computing (the loop nest and its
-// counters still run; the output check needs the MACs).
+// Layers above this many MACs (all nodes) are counted without computing (the loop nests and
+// their counters still run; the output check needs the MACs).
 constexpr double kComputeLimit = 3e7;
+
+// Whether a program's whole-layer lines scale some model figure by pieces a/b below 1 (a node's
+// piece smaller than the ceil piece the model prices every node as).
+bool has_smaller_piece(const std::string& output) {
+  for (auto at = output.find("pieces="); at != std::string::npos;
+       at = output.find("pieces=", at + 1)) {
+    double a = 0, b = 0;
+    if (std::sscanf(output.c_str() + at, "pieces=%lf/%lf", &a, &b) == 2 && a < b) return true;
+  }
+  return false;
+}
 
 // What a run of samples covered, and how long emission took.
 struct SampleTally {
   int multi_node = 0, shared = 0, bypassed = 0, computed = 0;
   int larger_than_sized = 0;  // programs noting a GBUF tile above the model's (mean) size
+  int uneven = 0;             // programs where some node's piece is smaller than the ceil piece
+  int idle = 0;               // programs with a node whose piece is empty
   std::map<model::LayerType, int> kinds;
   double median_ms = 0, max_ms = 0;
 };
@@ -170,6 +203,9 @@ SampleTally run_samples(const std::vector<Sample>& samples, emit::Target target,
     EXPECT_NE(r.output.find("\nOK\n"), std::string::npos) << s.id << "\n" << r.output;
     EXPECT_NE(r.output.find("ITCN IFM counted="), std::string::npos) << s.id;
     t.larger_than_sized += r.output.find("NOTE GBUF") != std::string::npos;
+    t.uneven += has_smaller_piece(r.output);
+    t.idle += r.output.find(", 0 idle;") == std::string::npos;
+    EXPECT_NE(r.output.find("TOTAL ITCN OFM counted="), std::string::npos) << s.id;
     if (!count_only) {
       EXPECT_NE(r.output.find("equals the naive loop nest"), std::string::npos) << s.id;
       EXPECT_NE(r.output.find("REGF OFM counted="), std::string::npos) << s.id;
@@ -179,10 +215,11 @@ SampleTally run_samples(const std::vector<Sample>& samples, emit::Target target,
   t.median_ms = 1e3 * emit_seconds[emit_seconds.size() / 2];
   t.max_ms = 1e3 * emit_seconds.back();
   std::printf(
-      "%zu schemes: %d multi-node, %d with GBUF sharing, %d with a bypass, %d computed, %d with "
-      "a tile above the model's mean size; emission median %.3f ms, max %.3f ms (CPU)\n",
-      samples.size(), t.multi_node, t.shared, t.bypassed, t.computed, t.larger_than_sized,
-      t.median_ms, t.max_ms);
+      "%zu schemes: %d multi-node (%d with a smaller edge piece, %d with an idle node), %d with "
+      "GBUF sharing, %d with a bypass, %d computed, %d with a tile above the model's mean size; "
+      "emission median %.3f ms, max %.3f ms (CPU)\n",
+      samples.size(), t.multi_node, t.uneven, t.idle, t.shared, t.bypassed, t.computed,
+      t.larger_than_sized, t.median_ms, t.max_ms);
   return t;
 }
 
@@ -192,6 +229,7 @@ TEST(EmitLayerProgram, GoldenSchemesCountWhatTheModelCounts) {
   const SampleTally t = run_samples(samples, emit::Target::Loops, "-w");
   // The sample covers what the issue asks for.
   EXPECT_GT(t.multi_node, 10);
+  EXPECT_GT(t.uneven, 15);
   EXPECT_GT(t.shared, 5);
   EXPECT_GT(t.bypassed, 10);
   EXPECT_GT(t.computed, 50);
@@ -272,7 +310,7 @@ TEST(EmitLayerProgram, HlsPragmasSitOnThePeLoops) {
               std::string::npos)
         << rf;
   }
-  const std::string stream = "for (i64 x = 0; x < WI; ++x) {  // the ifmap row streams in";
+  const std::string stream = "for (i64 x = 0; x < wi; ++x) {  // the ifmap row streams in";
   const auto at = hls.find(stream);
   ASSERT_NE(at, std::string::npos);
   EXPECT_EQ(hls.substr(hls.find('\n', at) + 1, 25), "#pragma HLS PIPELINE II=1");
@@ -280,6 +318,104 @@ TEST(EmitLayerProgram, HlsPragmasSitOnThePeLoops) {
   const std::string loops = emit::emit_layer_program(samples.front().scheme);
   EXPECT_EQ(loops.find("#pragma HLS"), std::string::npos);
   EXPECT_EQ(loops.find("pe_array"), std::string::npos);
+}
+
+// A record's problem on another partition, with the simplest blocking (every loop at the DRAM
+// level: one unit in GBUF and in REGF), priced by the one fixed-scheme evaluator; nullopt when
+// that scheme is not valid.
+std::optional<emit::LayerScheme> on_partition(const pricing::LayerProblem& problem,
+                                              const mapping::PartitionScheme& part) {
+  const auto setup = pricing::setup_partition(problem, part);
+  if (setup.map.nlds.empty()) return std::nullopt;
+  cost::LoopBlocking b;
+  b.bl_ts[0] = setup.map.nlds[0].loopcnt;
+  b.bl_ts[1] = b.bl_ts[2] = PerLoopDim<std::int64_t>{{1, 1, 1}};
+  b.bl_ords[0] = b.bl_ords[1] = PerLoopDim<int>{{0, 1, 2}};
+  auto priced = pricing::price_fixed_scheme(problem, part, {0, b});
+  if (!priced.blocking || !priced.blocking->valid()) return std::nullopt;
+  return emit::LayerScheme{"hand", problem, part, 0, *priced.blocking};
+}
+
+// The pieces a/b of a program's whole-layer line "TOTAL LEVEL CATEGORY ...".
+double pieces_of(const std::string& output, const std::string& line) {
+  const auto at = output.find("TOTAL " + line + " counted=");
+  if (at == std::string::npos) return -1;
+  double a = 0, b = 0;
+  if (std::sscanf(output.c_str() + output.find("pieces=", at), "pieces=%lf/%lf", &a, &b) != 2)
+    return -1;
+  return a / b;
+}
+
+// Hand-computed uneven partitions of a Conv layer of the golden records (every node priced as
+// the ceil piece, the real pieces smaller): k nodes over a dimension of n that k does not divide
+// hold n words where the model prices k * ceil(n / k), so the whole layer's counts are the
+// model's times n / (k * ceil(n / k)) for the categories that dimension splits, and the model's
+// for the others; the nodes' outputs together (INPP: partial sums added up) equal the naive
+// layer. And an FC layer split over 2 ofmap columns: it has one, so one node idles and every
+// whole-layer count is half the model's.
+TEST(EmitLayerProgram, UnevenPiecesAreCountedByFormula) {
+  using mapping::PartitionScheme;
+  // The resource of a golden record on 4x4 nodes, with small layers of dimensions 3 and 4 do
+  // not divide (and their ifmaps in DRAM as the network input layout puts them).
+  std::optional<pricing::LayerProblem> base;
+  for (const auto& rec : golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) +
+                                            "/golden/nn_dataflow/scheme_evals.jsonl")) {
+    auto p = golden::parse_layer_problem(rec);
+    if (p.resource.proc_region.dim == PhyDim2{4, 4} &&
+        p.resource.src_data_region.type == mapping::RegionType::Dram &&
+        p.resource.dst_data_region.type == mapping::RegionType::Dram) {
+      base = p;
+      break;
+    }
+  }
+  ASSERT_TRUE(base);
+  auto problem = [&base](const model::Layer& layer, std::int64_t batch) {
+    pricing::LayerProblem p = *base;
+    pricing::set_layer(p, layer, batch);
+    p.ifmap_layout =
+        mapping::input_layouts(layer.nifm, layer.sifm, batch, p.resource.src_data_region, p.options)
+            .front();
+    return p;
+  };
+  const auto conv = problem(model::make_conv(10, 14, {6, 5}, {3, 3}), 5);
+  const auto fc = problem(model::make_fc(20, 12), 2);
+  // A back kind computes the forward layer over its gradient input, channels swapped: its OUTP
+  // nodes split that layer's input channels and add up their partial sums.
+  const auto back = problem(model::make_conv_back_act(14, 10, {6, 5}, {3, 3}), 5);
+  auto ratio = [](std::int64_t n, std::int64_t k) {
+    return static_cast<double>(n) / static_cast<double>(k * ((n + k - 1) / k));
+  };
+  struct Case {
+    const pricing::LayerProblem* problem;
+    ParallelDim dim;
+    std::int64_t k;
+    double fil, ifm, ofm;  // the whole layer's counts over the model's
+    int idle;
+  };
+  const std::vector<Case> cases = {
+      {&conv, ParallelDim::Outp, 4, ratio(14, 4), 1.0, ratio(14, 4), 0},
+      {&conv, ParallelDim::Inpp, 3, ratio(10, 3), ratio(10, 3), 1.0, 0},
+      {&conv, ParallelDim::Batp, 3, 1.0, ratio(5, 3), ratio(5, 3), 0},
+      {&back, ParallelDim::Outp, 4, ratio(10, 4), ratio(10, 4), 1.0, 0},
+      {&fc, ParallelDim::Ofmp, 2, 0.5, 0.5, 0.5, 1},
+  };
+  for (const auto& c : cases) {
+    PartitionScheme part;
+    part.pdims[c.dim] = PhyDim2{1, c.k};
+    const auto scheme = on_partition(*c.problem, part);
+    ASSERT_TRUE(scheme) << static_cast<int>(c.dim);
+    const ProgramRun r = compile_and_run(emit::emit_layer_program(*scheme), "uneven", false);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("equals the naive loop nest"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(", " + std::to_string(c.idle) + " idle;"), std::string::npos)
+        << r.output;
+    for (const char* level : {"DRAM", "GBUF"}) {
+      const std::string l = level;
+      EXPECT_DOUBLE_EQ(pieces_of(r.output, l + " FIL"), c.fil) << l << "\n" << r.output;
+      EXPECT_DOUBLE_EQ(pieces_of(r.output, l + " IFM"), c.ifm) << l << "\n" << r.output;
+      EXPECT_DOUBLE_EQ(pieces_of(r.output, l + " OFM"), c.ofm) << l << "\n" << r.output;
+    }
+  }
 }
 
 TEST(EmitLayerProgram, AWrongModelFigureFails) {

@@ -2,9 +2,13 @@
 """Writes the transformer zoo (data/networks/*.json; docs/transformers.md §6).
 
 Each network is a stack of encoder or decoder blocks in kapla's transformer kinds: tokens are
-positions of a 1 x s fmap, heads are samples (the `heads` key), a KV cache is a network
-external. Embeddings, position encodings and the LM head / classifier are not included (the
-issue makes them optional); ViT's patch embedding is (a 16x16 stride-16 Conv).
+positions of a 1 x s fmap, or of an h x w one in the `_2d` variants (`tokens`: as square as s
+allows; a MatMul reads them as 1 x s either way; ViT's 14 x 14 patches are 2-D by nature),
+heads are samples (the `heads` key), a KV cache is a network external. Embeddings, position
+encodings and the LM head / classifier are not included (the issue makes them optional);
+ViT's patch embedding is, as the ViT paper writes it: a linear projection of the flattened
+16x16x3 patches (a 1x1 Conv over 768 im2col channels, the MACs and words of the 16x16
+stride-16 Conv that torchvision exports).
 
     python3 scripts/dev/gen_transformer_zoo.py [OUT_DIR]   # default data/networks
 """
@@ -27,6 +31,19 @@ class Net:
     def external(self, name, nofm, sofm):
         self.doc["externals"].append({"name": name, "nofm": nofm, "sofm": sofm})
         return name
+
+
+def tokens(s):
+    """The 2-D fmap of s tokens: h x w with h the largest divisor of s not above sqrt(s). A
+    1 x s row is cheaper for 1x1 projections on cloud, but a local-region layer (layer norm,
+    softmax, residual add) over 1 x 512 tokens needs 512-word rows in every PE replica and
+    does not fit the edge preset's GBUF (docs/transformers.md §6)."""
+    h = max(d for d in range(1, int(s**0.5) + 1) if s % d == 0)
+    return [h, s // h]
+
+
+def row(s):
+    return [1, s]
 
 
 def proj(net, name, src, nifm, nofm, sofm):
@@ -55,7 +72,7 @@ def attention(net, p, x, s, d, h, sofm, ctx=None, kv_heads=None):
         v = net.external(p + "v_cache", kvh * dh, [1, ctx])
         n = ctx
     qk = net.add(p + "qk", [q, k], type="MatMul", m=s * g, k=dh, n=n, heads=kvh)
-    sm = net.add(p + "softmax", [qk], type="Softmax", nofm=n, sofm=[1, s * g], heads=kvh)
+    sm = net.add(p + "softmax", [qk], type="Softmax", nofm=n, sofm=row(s * g) if sofm[0] == 1 else tokens(s * g), heads=kvh)
     av = net.add(p + "av", [sm, v], type="MatMul", m=s * g, k=n, n=dh, heads=kvh)
     return proj(net, p + "proj", av, d, d, sofm)
 
@@ -90,44 +107,45 @@ def pre_norm_block(net, p, x, s, d, h, f, sofm, ctx=None):
     return residual(net, p + "res2", ff, r1, d, sofm)
 
 
-def bert(s):
+def bert(s, tok=row):
     d, h, f, layers = 768, 12, 3072, 12
-    net = Net(f"bert_base_s{s}",
+    net = Net(f"bert_base_s{s}{suffix(tok)}",
               f"BERT-base encoder, sequence {s}: Devlin et al., NAACL 2019 (12 post-norm blocks; "
-              "no embeddings, pooler or classifier)", d, [1, s])
+              "no embeddings, pooler or classifier" + layout_note(tok, s) + ")", d, tok(s))
     x = "__INPUT__"
     for i in range(layers):
-        x = post_norm_block(net, f"b{i}_", None if i == 0 else x, s, d, h, f, [1, s])
+        x = post_norm_block(net, f"b{i}_", None if i == 0 else x, s, d, h, f, tok(s))
     return net
 
 
-def gpt2(s, ctx=None):
+def gpt2(s, ctx=None, tok=row):
     d, h, f, layers = 768, 12, 3072, 12
     what = f"prefill of {s} tokens" if ctx is None else f"decode of {s} token with a {ctx}-token KV cache"
-    net = Net(f"gpt2_small_prefill{s}" if ctx is None else f"gpt2_small_decode{ctx}",
+    net = Net((f"gpt2_small_prefill{s}" if ctx is None else f"gpt2_small_decode{ctx}") + suffix(tok),
               f"GPT-2 small, {what}: Radford et al., 2019 (12 pre-norm blocks and the final "
-              "layer norm; no embeddings, no LM head)", d, [1, s])
+              "layer norm; no embeddings, no LM head" + layout_note(tok, s) + ")", d, tok(s))
     x = None
     for i in range(layers):
-        x = pre_norm_block(net, f"b{i}_", x, s, d, h, f, [1, s], ctx)
-    norm(net, "ln_f", x, d, [1, s])
+        x = pre_norm_block(net, f"b{i}_", x, s, d, h, f, tok(s), ctx)
+    norm(net, "ln_f", x, d, tok(s))
     return net
 
 
 def vit_b16():
     d, h, f, layers, s = 768, 12, 3072, 12, 196
     net = Net("vit_b16",
-              "ViT-B/16 at 224x224: Dosovitskiy et al., ICLR 2021 (patch embedding as a 16x16 "
-              "stride-16 Conv, 12 pre-norm blocks over the 196 patch tokens, final layer norm; "
-              "no class token, position embedding or head)", 3, [224, 224])
-    x = net.add("patch_embed", None, type="Conv", nifm=3, nofm=d, sofm=[14, 14], sfil=16, strd=16)
+              "ViT-B/16 at 224x224: Dosovitskiy et al., ICLR 2021 (patch embedding as the paper's "
+              "linear projection of the 196 flattened 16x16x3 patches, a 1x1 Conv over 768 "
+              "im2col channels; 12 pre-norm blocks over the 196 patch tokens, final layer norm; "
+              "no class token, position embedding or head)", 3 * 16 * 16, tokens(s))
+    x = net.add("patch_embed", None, type="Conv", nifm=3 * 16 * 16, nofm=d, sofm=tokens(s), sfil=1)
     for i in range(layers):
-        x = pre_norm_block(net, f"b{i}_", x, s, d, h, f, [14, 14])
-    norm(net, "ln_f", x, d, [14, 14])
+        x = pre_norm_block(net, f"b{i}_", x, s, d, h, f, tokens(s))
+    norm(net, "ln_f", x, d, tokens(s))
     return net
 
 
-def llama2_block(size, s, ctx=None):
+def llama2_block(size, s, ctx=None, tok=row):
     """One LLaMA-2 decoder block: RMSNorm priced as LayerNorm, SwiGLU FFN (SiLU priced as
     the GELU kind, the gate product as an Eltwise), rotary embeddings not priced. 7B: 32 heads
     of their own; 70B: 64 query heads sharing 8 key/value heads (grouped-query attention)."""
@@ -136,10 +154,10 @@ def llama2_block(size, s, ctx=None):
     heads = f"{h} heads, no grouped-query attention" if kvh == h else \
         f"{h} query heads in {kvh} grouped-query key/value heads"
     stage = f"prefill{s}" if ctx is None else f"decode{ctx}"
-    net = Net(f"llama2_{size}_block_{stage}",
+    net = Net(f"llama2_{size}_block_{stage}{suffix(tok)}",
               f"LLaMA-2-{size.upper()}, one decoder block, {what}: Touvron et al., 2023 "
-              f"({heads}; RMSNorm as LayerNorm, SiLU as GELU, no rotary embedding)", d, [1, s])
-    sofm = [1, s]
+              f"({heads}; RMSNorm as LayerNorm, SiLU as GELU, no rotary embedding" + layout_note(tok, s) + ")", d, tok(s))
+    sofm = tok(s)
     n1 = norm(net, "rms1", None, d, sofm)
     a = attention(net, "", n1, s, d, h, sofm, ctx, kvh)
     r1 = residual(net, "res1", a, "__INPUT__", d, sofm)
@@ -162,6 +180,15 @@ def llama2_block(size, s, ctx=None):
         [proj(net, f"down_{i}", prod, f, d // parts, sofm) for i in range(parts)]
     net.add("res2", down + [r1], type="Eltwise", nofm=d, sofm=sofm, nreg=2)
     return net
+
+
+def suffix(tok):
+    return "_2d" if tok is tokens else ""
+
+
+def layout_note(tok, s):
+    h, w = tok(s)
+    return "" if tok is row else f"; tokens laid out as a {h} x {w} fmap"
 
 
 def fix_prevs(doc):
@@ -192,6 +219,7 @@ def write(net, out_dir):
 def main():
     out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else "data/networks")
     for net in [bert(128), bert(512), gpt2(1024), gpt2(1, ctx=1024), vit_b16(),
+                bert(512, tokens), gpt2(1024, tok=tokens), llama2_block("7b", 2048, tok=tokens),
                 llama2_block("7b", 2048), llama2_block("7b", 1, ctx=2048),
                 llama2_block("70b", 1, ctx=4096)]:
         write(net, out_dir)

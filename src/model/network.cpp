@@ -135,9 +135,14 @@ void NetworkBuilder::check_prevs(const std::string& where, const Layer& layer,
   const bool same_heads = std::all_of(sources.begin(), sources.end(), [&](const LayerSource& s) {
     return shape_of(s).nhead == layer.nhead;
   });
-  if (!same_heads) {
+  const bool after_matmul = std::any_of(sources.begin(), sources.end(), [&](const LayerSource& s) {
+    return s.kind == LayerSource::Kind::Layer && net_.layers_[s.index].is_matmul();
+  });
+  if (!same_heads || after_matmul) {
     // A change of head folding (e.g. the heads of attention x V back into the channels of
-    // the output projection) is a reshape through DRAM: the words must agree.
+    // the output projection), or of the token layout after a MatMul (its 1 x m positions
+    // read as the consumer's h x w), is a reshape through DRAM: the words must agree. A
+    // MatMul is alone in its segment, so its output is in DRAM anyway.
     std::int64_t got = 0;
     for (const auto& s : sources) {
       const std::int64_t w = words(shape_of(s));
@@ -147,7 +152,7 @@ void NetworkBuilder::check_prevs(const std::string& where, const Layer& layer,
     if (got != want) {
       throw InputError(where + "prevs: the predecessors hold " + std::to_string(got) +
                        " words per sample, the layer reads nifm*sifm*heads = " +
-                       std::to_string(want) + " (a change of heads is a reshape)");
+                       std::to_string(want) + " (a reshape keeps the words)");
     }
     return;
   }

@@ -142,7 +142,10 @@ const std::vector<std::string> kTransformerNames{"bert_base_s128",
                                                  "vit_b16",
                                                  "llama2_7b_block_prefill2048",
                                                  "llama2_7b_block_decode2048",
-                                                 "llama2_70b_block_decode4096"};
+                                                 "llama2_70b_block_decode4096",
+                                                 "bert_base_s512_2d",
+                                                 "gpt2_small_prefill1024_2d",
+                                                 "llama2_7b_block_prefill2048_2d"};
 
 // The co-design zoo (docs/codesign_results.md): Thistle's workloads, MACs checked below.
 const std::vector<std::string> kCodesignNames{"resnet18", "yolo9000"};
@@ -206,6 +209,22 @@ TEST(TransformerZoo, MacsEqualThePublishedFormulas) {
   // context, 2*ctx*d.
   EXPECT_EQ(ops_split(catalog.load_network("gpt2_small_decode1024")).macs,
             12 * (12 * d * d + 2 * 1024 * d));
+  // The `_2d` variants lay the tokens out as an h x w fmap: the same layers, ops and MACs.
+  for (const std::string name :
+       {"bert_base_s512", "gpt2_small_prefill1024", "llama2_7b_block_prefill2048"}) {
+    const auto flat = catalog.load_network(name);
+    const auto square = catalog.load_network(name + "_2d");
+    ASSERT_EQ(square.size(), flat.size()) << name;
+    EXPECT_EQ(square.total_ops(1), flat.total_ops(1)) << name;
+    EXPECT_EQ(ops_split(square).macs, ops_split(flat).macs) << name;
+    for (std::size_t i = 0; i < flat.size(); ++i) {
+      const auto& f = flat.layer(i);
+      const auto& q = square.layer(i);
+      EXPECT_EQ(q.sofm.size(), f.sofm.size()) << name << " " << flat.layer_name(i);
+      EXPECT_EQ(q.sofm.h == 1, f.is_matmul() || f.sofm.size() == 1)
+          << name << " " << flat.layer_name(i);
+    }
+  }
   // ViT-B/16: the patch embedding 196 x 768 x (3*16*16), then 12 blocks over 196 tokens.
   EXPECT_EQ(ops_split(catalog.load_network("vit_b16")).macs,
             196LL * 768 * 3 * 16 * 16 + 12 * encoder_block_macs(196, d));

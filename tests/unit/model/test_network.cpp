@@ -126,8 +126,29 @@ TEST(Network, MatMulNeedsTwoOperandsOfTheRightSize) {
                 b.add("o2", make_conv(8, 16, {1, 8}, {1, 1}), {"av"});
               }),
               "layer 'o2': prevs: the predecessors hold 128 words per sample, the layer reads "
-              "nifm*sifm*heads = 64 (a change of heads is a reshape)");
+              "nifm*sifm*heads = 64 (a reshape keeps the words)");
   }
+}
+
+TEST(Network, AMatMulsOutputIsReadAsAReshape) {
+  // Scores of 8 tokens are 1 x 8 positions; a softmax of the same heads may lay them out as
+  // 2 x 4 (the `_2d` zoo networks): a reshape through DRAM, so only the words must agree.
+  NetworkBuilder b("attn", "test", {"", 16, {1, 8}});
+  b.add("q", make_conv(16, 16, {1, 8}, {1, 1}));
+  b.add("k", make_conv(16, 16, {1, 8}, {1, 1}), {std::string(NetworkBuilder::kNetworkInput)});
+  b.add("qk", make_matmul(8, 4, 8, 4), {"q", "k"});
+  b.add("sm", make_softmax(8, {2, 4}, 4), {"qk"});
+  try {
+    b.add("sm3", make_softmax(8, {2, 3}, 4), {"qk"});
+    ADD_FAILURE() << "a 2 x 3 softmax over 8 scores was accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "layer 'sm3': prevs: the predecessors hold 256 words per sample, the layer "
+                 "reads nifm*sifm*heads = 192 (a reshape keeps the words)");
+  }
+  // Between layers that are not MatMuls, equal heads still need the nn_dataflow shapes.
+  EXPECT_THROW(b.add("ln", make_layernorm(16, {2, 4}), {"q"}), InputError);
+  EXPECT_EQ(std::move(b).build().size(), 4u);
 }
 
 TEST(Network, KvCacheIsAnExternalOperand) {

@@ -23,9 +23,8 @@ namespace {
 
 io::Catalog catalog() { return io::Catalog(KAPLA_SOURCE_DATA_DIR); }
 
-model::Network tiny_block() {
-  return io::load_network_file(std::string(KAPLA_TEST_DATA_DIR) +
-                               "/networks/transformer_tiny.json");
+model::Network tiny_block(const std::string& name = "transformer_tiny") {
+  return io::load_network_file(std::string(KAPLA_TEST_DATA_DIR) + "/networks/" + name + ".json");
 }
 
 // One layer on the one-node edge preset, every category stored in GBUF (no bypass), so that
@@ -141,8 +140,11 @@ TEST(TransformerPricing, GeluReadsOnce) {
 
 // ---- Every strategy on a tiny encoder block -------------------------------------------------
 
-TEST(TransformerSchedule, EveryStrategySchedulesTheTinyBlock) {
-  const auto net = tiny_block();
+// The block with 1 x 8 tokens, and with 2 x 4 (a MatMul's operands and output reshaped).
+class TransformerLayouts : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TransformerLayouts, EveryStrategySchedulesTheTinyBlock) {
+  const auto net = tiny_block(GetParam());
   const std::int64_t batch = 2;
   for (const std::string hw_name : {"edge", "cloud"}) {
     const auto hw = catalog().load_hardware(hw_name);
@@ -171,12 +173,16 @@ TEST(TransformerSchedule, EveryStrategySchedulesTheTinyBlock) {
     // S searches B's space and more; K may not beat S.
     EXPECT_LE(energy["directive-exhaustive"], energy["exhaustive"] * (1 + 1e-9));
     EXPECT_LE(energy["directive-exhaustive"], energy["kapla"] * (1 + 1e-9));
-    std::cout << "[transformer_tiny] " << hw_name << " batch " << batch << ": B "
+    std::cout << "[" << GetParam() << "] " << hw_name << " batch " << batch << ": B "
               << energy["exhaustive"] << " S " << energy["directive-exhaustive"] << " R "
               << energy["random"] << " M " << energy["guided"] << " K " << energy["kapla"]
               << " K/B " << energy["kapla"] / energy["exhaustive"] << "\n";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiny, TransformerLayouts,
+                         ::testing::Values("transformer_tiny", "transformer_tiny_2d"),
+                         [](const auto& info) { return info.param; });
 
 TEST(TransformerSchedule, MatMulIsRefusedOnTheSystolicArray) {
   const auto net = tiny_block();

@@ -19,6 +19,19 @@ std::vector<std::vector<std::int64_t>> factorize(std::int64_t value, int num);
 /// All divisors of `value` in ascending order.
 std::vector<std::int64_t> divisors(std::int64_t value);
 
+/// Calls `visit(f)` for the divisors f of `value` in ascending order (those of divisors())
+/// until it returns false; allocates nothing, for hot loops that stop at the first misfit.
+template <class Visit>
+void for_each_divisor(std::int64_t value, Visit&& visit) {
+  // f <= value / f, not f * f <= value: the square overflows for value near INT64_MAX.
+  std::int64_t f = 1;
+  for (; f <= value / f; ++f)
+    if (value % f == 0 && !visit(f)) return;
+  // The large divisors value / g, for the small ones g descending (the root only once).
+  for (std::int64_t g = f - 1; g >= 1; --g)
+    if (value % g == 0 && g != value / g && !visit(value / g)) return;
+}
+
 /// nn_dataflow util.approx_dividable(total, num, rel_overhead=0.1, abs_overhead=1).
 bool approx_dividable(std::int64_t total, std::int64_t num, double rel_overhead = 0.1,
                       double abs_overhead = 1);

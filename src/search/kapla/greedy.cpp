@@ -155,13 +155,14 @@ std::optional<PerLoopDim<std::int64_t>> fill_tensor(
   std::vector<std::vector<std::int64_t>> cands;
   for (auto l : knobs) {
     std::vector<std::int64_t> c;
-    for (auto f : divisors(rem[l])) {
+    for_each_divisor(rem[l], [&](std::int64_t f) {
       auto g = t;
       g[l] *= f;
-      if (!fits(g)) break;
+      if (!fits(g)) return false;
       c.push_back(f);
-    }
-    cands.push_back(c);
+      return true;
+    });
+    cands.push_back(std::move(c));
   }
   // Cartesian product, joint fit, minimise the summed refetch estimate; first wins ties.
   std::vector<std::size_t> idx(knobs.size(), 0);

@@ -55,6 +55,27 @@ TEST(Math, Divisors) {
   EXPECT_EQ(divisors(1), (std::vector<std::int64_t>{1}));
 }
 
+TEST(Math, ForEachDivisorWalksDivisorsInOrderAndStops) {
+  // Every value up to 2000, a large prime and a large power of two: the same sequence as
+  // divisors(); a visitor returning false stops the walk after that divisor.
+  std::vector<std::int64_t> values{999999999989LL, 1LL << 40};
+  for (std::int64_t v = 1; v <= 2000; ++v) values.push_back(v);
+  for (const std::int64_t v : values) {
+    std::vector<std::int64_t> seen;
+    for_each_divisor(v, [&](std::int64_t f) {
+      seen.push_back(f);
+      return true;
+    });
+    ASSERT_EQ(seen, divisors(v)) << v;
+  }
+  std::vector<std::int64_t> first;
+  for_each_divisor(36, [&](std::int64_t f) {
+    first.push_back(f);
+    return f < 6;
+  });
+  EXPECT_EQ(first, (std::vector<std::int64_t>{1, 2, 3, 4, 6}));
+}
+
 TEST(Math, ApproxDividable) {
   EXPECT_TRUE(approx_dividable(56, 4));
   EXPECT_TRUE(approx_dividable(55, 4));   // pads to 56: 1 <= max(5.6, 1)

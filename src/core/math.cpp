@@ -34,15 +34,12 @@ std::vector<std::vector<std::int64_t>> factorize(std::int64_t value, int num) {
 }
 
 std::vector<std::int64_t> divisors(std::int64_t value) {
-  std::vector<std::int64_t> low, high;
-  // f <= value / f, not f * f <= value: the square overflows for value near INT64_MAX.
-  for (std::int64_t f = 1; f <= value / f; ++f) {
-    if (value % f != 0) continue;
-    low.push_back(f);
-    if (f != value / f) high.push_back(value / f);
-  }
-  low.insert(low.end(), high.rbegin(), high.rend());
-  return low;
+  std::vector<std::int64_t> out;
+  for_each_divisor(value, [&](std::int64_t f) {
+    out.push_back(f);
+    return true;
+  });
+  return out;
 }
 
 bool approx_dividable(std::int64_t total, std::int64_t num, double rel_overhead,

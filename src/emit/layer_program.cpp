@@ -313,16 +313,10 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   o << "constexpr double OCCUPANCY = " << number(pl.p_occupancy) << ";\n";
   o << "// The cost model's figures for the whole layer (DRAM: with the words it moves to remote "
        "GBUFs); a group of ACCFWD[d] nodes fetches d from DRAM once (access forwarding).\n";
-  PerDataCategory<double> total_gbuf{}, total_itcn{}, total_regf{};
-  for (auto d : all_values<DataCategory>()) {
-    total_gbuf[d] = ev.access[MemLevel::Gbuf][d];
-    total_itcn[d] = ev.access[MemLevel::Itcn][d];
-    total_regf[d] = ev.access[MemLevel::Regf][d];
-  }
   o << "constexpr double MODEL_TOTAL_DRAM[3] = " << doubles(total_dram) << ";\n";
-  o << "constexpr double MODEL_TOTAL_GBUF[3] = " << doubles(total_gbuf) << ";\n";
-  o << "constexpr double MODEL_TOTAL_ITCN[3] = " << doubles(total_itcn) << ";\n";
-  o << "constexpr double MODEL_TOTAL_REGF[3] = " << doubles(total_regf) << ";\n";
+  o << "constexpr double MODEL_TOTAL_GBUF[3] = " << doubles(ev.access[MemLevel::Gbuf]) << ";\n";
+  o << "constexpr double MODEL_TOTAL_ITCN[3] = " << doubles(ev.access[MemLevel::Itcn]) << ";\n";
+  o << "constexpr double MODEL_TOTAL_REGF[3] = " << doubles(ev.access[MemLevel::Regf]) << ";\n";
   o << "constexpr double MODEL_TOTAL_OPS = " << number(ev.ops) << ";\n";
   o << "constexpr i64 ACCFWD[3] = "
     << list3(accfwd[DataCategory::Fil], accfwd[DataCategory::Ifm], accfwd[DataCategory::Ofm])

@@ -46,6 +46,13 @@ const std::string& Network::source_name(const LayerSource& s) const {
   return names_[s.index];
 }
 
+bool Network::reads_reshaped(const Layer& consumer, const LayerSource& s) const {
+  if (consumer.is_matmul()) return true;
+  if (s.kind != LayerSource::Kind::Layer) return consumer.nhead != 1;
+  const Layer& source = layers_[s.index];
+  return source.nhead != consumer.nhead || source.is_matmul();
+}
+
 std::int64_t Network::total_ops(std::int64_t batch) const {
   std::int64_t sum = 0;
   for (const auto& l : layers_) sum += l.total_ops(batch);
@@ -132,17 +139,11 @@ void NetworkBuilder::check_prevs(const std::string& where, const Layer& layer,
     }
     return;
   }
-  const bool same_heads = std::all_of(sources.begin(), sources.end(), [&](const LayerSource& s) {
-    return shape_of(s).nhead == layer.nhead;
-  });
-  const bool after_matmul = std::any_of(sources.begin(), sources.end(), [&](const LayerSource& s) {
-    return s.kind == LayerSource::Kind::Layer && net_.layers_[s.index].is_matmul();
-  });
-  if (!same_heads || after_matmul) {
+  if (std::any_of(sources.begin(), sources.end(),
+                  [&](const LayerSource& s) { return net_.reads_reshaped(layer, s); })) {
     // A change of head folding (e.g. the heads of attention x V back into the channels of
     // the output projection), or of the token layout after a MatMul (its 1 x m positions
-    // read as the consumer's h x w), is a reshape through DRAM: the words must agree. A
-    // MatMul is alone in its segment, so its output is in DRAM anyway.
+    // read as the consumer's h x w): the words must agree.
     std::int64_t got = 0;
     for (const auto& s : sources) {
       const std::int64_t w = words(shape_of(s));

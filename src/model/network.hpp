@@ -56,6 +56,10 @@ class Network {
   std::vector<std::size_t> lasts() const;
   /// Name of a source: the input's name, an external's or a layer's.
   const std::string& source_name(const LayerSource& s) const;
+  /// Whether `consumer` reads source `s` as a reshaped view through DRAM, so that only the
+  /// words must agree (docs/transformers.md §4): a MatMul's operands, a source with other
+  /// heads, and a MatMul's output (a MatMul is alone in its segment: its output is in DRAM).
+  bool reads_reshaped(const Layer& consumer, const LayerSource& s) const;
   /// MACs of all layers for a batch.
   std::int64_t total_ops(std::int64_t batch = 1) const;
 

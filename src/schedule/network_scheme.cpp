@@ -92,13 +92,8 @@ mapping::DataLayout NetworkScheme::fmap_layout(std::size_t layer) const {
     for (std::size_t i = 0; i < nsrc; ++i) parts.push_back(source_layout(prevs[i]));
     out = mapping::concat(parts);
   }
-  // The rules of model::NetworkBuilder::check_prevs: a MatMul's operand, a change of heads
-  // and a MatMul's output are reshaped views (docs/transformers.md §4).
-  const bool reshape =
-      l.is_matmul() || std::any_of(prevs.begin(), prevs.end(), [&](const LayerSource& p) {
-        return source_heads(p) != l.nhead ||
-               (p.kind == LayerSource::Kind::Layer && net_->layer(p.index).is_matmul());
-      });
+  const bool reshape = std::any_of(
+      prevs.begin(), prevs.end(), [&](const LayerSource& p) { return net_->reads_reshaped(l, p); });
   if (!reshape) return out;
   // The operand as the layer indexes it: heads in the batch, its own channels and positions.
   const std::int64_t batch = mapping::complete_fmap_range(out).end[0] / source_heads(prevs[0]);

@@ -204,11 +204,10 @@ void Searcher::commit(const PairLog& log) {
 
 void Searcher::solve_pairs(std::size_t jobs,
                            const std::function<void(std::size_t, PairLog&)>& job) {
+  // No team for no pair: num_threads(0) is "the default", a team of every core whose idle
+  // threads then spin-wait and burn CPU time at one requested thread.
   if (jobs == 0) return;
-  // Never 0: num_threads(0) is "the default", a team of every core whose idle threads then
-  // spin-wait and burn CPU time at one requested thread.
-  const int threads = static_cast<int>(
-      std::max<std::size_t>(1, std::min<std::size_t>(std::max(opts_.num_threads, 1), jobs)));
+  const int threads = static_cast<int>(std::min<std::size_t>(std::max(opts_.num_threads, 1), jobs));
   std::vector<PairLog> logs(jobs);
   // With several pairs, each thread solves whole pairs and the strategy runs single-threaded
   // inside them; a lone pair gets the threads inside the strategy.

@@ -12,6 +12,12 @@ namespace kapla::cost::detail {
 
 /// Python's float floor division x // y (CPython _float_div_mod), exact for integral values.
 inline double py_floordiv(double vx, double wx) {
+  // Positive whole numbers below 2^53 (nearly every call): the integer quotient is the same
+  // value, without fmod's cost (~3 % of K's time).
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (vx >= 1 && vx < kExact && wx >= 1 && wx < kExact && vx == std::floor(vx) &&
+      wx == std::floor(wx))
+    return static_cast<double>(static_cast<std::int64_t>(vx) / static_cast<std::int64_t>(wx));
   double mod = std::fmod(vx, wx);
   double div = (vx - mod) / wx;
   if (mod != 0) {

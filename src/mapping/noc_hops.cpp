@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
+#include <utility>
+#include <vector>
 
 #include "core/math.hpp"
 #include "mapping/data_layout_ops.hpp"
@@ -11,6 +12,26 @@
 #include "mapping/partition.hpp"
 
 namespace kapla::mapping {
+namespace {
+
+/// Calls visit(key) once per distinct key of `members` in ascending key order, with `coords`
+/// holding that key's nodes in their order in `members` (a stable sort keeps it).
+template <class Key, class Visit>
+void for_each_group(std::vector<std::pair<Key, PhyDim2>>& members, std::vector<PhyDim2>& coords,
+                    Visit visit) {
+  std::stable_sort(members.begin(), members.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < members.size();) {
+    coords.clear();
+    std::size_t j = i;
+    for (; j < members.size() && members[j].first == members[i].first; ++j)
+      coords.push_back(members[j].second);
+    visit(members[i].first);
+    i = j;
+  }
+}
+
+}  // namespace
 
 std::vector<PhyDim2> filter_nodes(const NodeRegion& dram_region) {
   std::vector<PhyDim2> out = dram_region.nodes();
@@ -26,22 +47,28 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
                                                   const DataLayout& ifmap_layout,
                                                   const DataLayout& ofmap_layout,
                                                   const model::SearchOptions& options) {
-  // Data range -> the nodes processing it, each list in gen_pidx order. The group order does
-  // not matter (integer sums); the order within a group does (the OFM middle node).
+  // Data range -> the nodes processing it, each group in gen_pidx order. The group order does
+  // not matter (integer sums); the order within a group does (the OFM middle node). Flat
+  // vectors stably sorted by range, not maps of vectors: K prices thousands of placements.
   // A MatMul's filter (its B operand) differs per sample: its groups are per batch range too.
-  std::map<std::pair<FilterRange, std::pair<std::int64_t, std::int64_t>>, std::vector<PhyDim2>>
-      fil_groups;
-  std::map<FmapRange, std::vector<PhyDim2>> ifm_groups;
-  std::map<FmapRange, std::vector<PhyDim2>> ofm_groups;
-  for (const PartIndex& pidx : gen_pidx(part)) {
+  using FilKey = std::pair<FilterRange, std::pair<std::int64_t, std::int64_t>>;
+  std::vector<std::pair<FilKey, PhyDim2>> fil_members;
+  std::vector<std::pair<FmapRange, PhyDim2>> ifm_members;
+  std::vector<std::pair<FmapRange, PhyDim2>> ofm_members;
+  const std::vector<PartIndex> pidxs = gen_pidx(part);
+  fil_members.reserve(pidxs.size());
+  ifm_members.reserve(pidxs.size());
+  ofm_members.reserve(pidxs.size());
+  for (const PartIndex& pidx : pidxs) {
     const PhyDim2 coord = coordinate(part, proc_region, pidx);
     const ProcDataRange r = proc_data_range(layer, batch, part, pidx);
     if (r.ifm.size() > 0 && r.ofm.size() > 0) {
-      ifm_groups[r.ifm].push_back(coord);
-      ofm_groups[r.ofm].push_back(coord);
+      ifm_members.emplace_back(r.ifm, coord);
+      ofm_members.emplace_back(r.ofm, coord);
       const auto bat = layer.is_matmul() ? std::pair{r.ifm.beg[0], r.ifm.end[0]}
                                          : std::pair<std::int64_t, std::int64_t>{0, 1};
-      if (!r.fil.ifm.empty() && !r.fil.ofm.empty()) fil_groups[{r.fil, bat}].push_back(coord);
+      if (!r.fil.ifm.empty() && !r.fil.ofm.empty())
+        fil_members.emplace_back(FilKey{r.fil, bat}, coord);
     }
   }
 
@@ -51,7 +78,8 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
   std::int64_t nh_ifm = 0;
   std::int64_t nh_ofm = 0;
 
-  for (const auto& [key, coords] : fil_groups) {
+  std::vector<PhyDim2> coords;  // one group's nodes, reused
+  for_each_group(fil_members, coords, [&](const FilKey& key) {
     const auto& [frng, bat] = key;
     const std::int64_t fil_size =
         frng.ifm.size() * frng.ofm.size() * layer.filter_size() * (bat.second - bat.first);
@@ -66,17 +94,18 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
       }
       nh_fil += fil_size * s;
     }
-  }
+  });
 
   const LayoutPieces ifm_pieces = layout_pieces(ifmap_layout);
-  for (const auto& [frng, coords] : ifm_groups) nh_ifm += nhops_to(ifm_pieces, frng, coords, fwd);
+  for_each_group(ifm_members, coords,
+                 [&](const FmapRange& frng) { nh_ifm += nhops_to(ifm_pieces, frng, coords, fwd); });
 
   // Stored locally exactly as produced: no transfer (§11.22).
   const bool local = ofmap_layout.parts.size() == 1 && ofmap_layout.parts[0] == part &&
                      ofmap_layout.regions.size() == 1 && ofmap_layout.regions[0] == proc_region;
   if (!local) {
     const LayoutPieces ofm_pieces = layout_pieces(ofmap_layout);
-    for (const auto& [frng, coords] : ofm_groups) {
+    for_each_group(ofm_members, coords, [&](const FmapRange& frng) {
       if (fwd) {
         // Read by the closest node; accumulation follows the reversed forwarding tree; the
         // memory path is in both, and accumulation is one way.
@@ -94,7 +123,7 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
             nh_ofm += ceil_div(frng.size() * coords[i].hop_dist(coords[mid]), 2);
         }
       }
-    }
+    });
   }
 
   PerDataCategory<double> out;

@@ -27,8 +27,9 @@ class CountingOracle final : public kapla::LayerOracle {
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return inner_.partitions();
   }
-  std::vector<kapla::NodeNest> nests(const mapping::PartitionScheme& part) const override {
-    if (ctx_.stop_requested()) return {};  // polled once per partition
+  kapla::NestList nests(const mapping::PartitionScheme& part) const override {
+    if (ctx_.stop_requested())  // polled once per partition
+      return std::make_shared<const std::vector<kapla::NodeNest>>();
     return inner_.nests(part);
   }
   kapla::Capacity capacity(const mapping::PartitionScheme& part, int nest) const override {

@@ -128,7 +128,8 @@ kapla::DirectiveSchedule directives_of(const pricing::LayerProblem& problem,
   c.blocking.bl_ts = s.tvals;
   c.blocking.bl_ords = s.orders;
   const auto pl = mapping::part_layer(problem.layer, problem.batch, s.part);
-  const auto nests = oracle.nests(s.part);
+  const auto nests_ref = oracle.nests(s.part);
+  const auto& nests = *nests_ref;
   if (problem.resource.array_mapping == model::ArrayMapping::Systolic) {
     return kapla::build_systolic_directives(problem.layer, pl, c,
                                             nests.at(static_cast<std::size_t>(s.nld_index)),

@@ -65,7 +65,8 @@ struct BestOf {
 
 void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
   const CanonicalScheme cur = *sol.scheme;
-  const auto nests = o.nests(cur.part);
+  const auto nests_ref = o.nests(cur.part);
+  const auto& nests = *nests_ref;
   const NodeNest& n = nests.at(static_cast<std::size_t>(cur.nest_index));
   const auto cap = o.capacity(cur.part, cur.nest_index);
   const auto top = o.top_constraint();
@@ -109,7 +110,8 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
 
 void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
   const auto top = o.top_constraint();
-  const auto nests = o.nests(sol.scheme->part);
+  const auto nests_ref = o.nests(sol.scheme->part);
+  const auto& nests = *nests_ref;
   const NodeNest& n = nests.at(static_cast<std::size_t>(sol.scheme->nest_index));
   const auto cap = o.capacity(sol.scheme->part, sol.scheme->nest_index);
   for (int iter = 0; iter < opt.refine.blocking_steps; ++iter) {

@@ -28,8 +28,11 @@ std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t
                             const PerDataCategory<std::int64_t>& share,
                             const PerDataCategory<bool>& stored) {
   std::int64_t s = 0;
-  for (auto d : all_values<DataCategory>())
-    if (stored[d]) s += ceil_div(data_factor(n, t12, d) * n.usize_gbuf[d], share[d]);
+  for (auto d : all_values<DataCategory>()) {
+    if (!stored[d]) continue;
+    const std::int64_t words = data_factor(n, t12, d) * n.usize_gbuf[d];
+    s += share[d] == 1 ? words : ceil_div(words, share[d]);  // no division when unshared
+  }
   return s;
 }
 
@@ -48,11 +51,21 @@ PerDataCategory<bool> gbuf_stored(const NodeNest& n, const Blocking& b, const Ca
   return stored;
 }
 
-bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap) {
-  if (regf_occupancy(n, b.bl_ts[2]) > cap.regf_words) return false;
+bool fits_tiles(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
+                const PerLoopDim<std::int64_t>& t2, const Capacity& cap,
+                FunctionRef<Blocking()> whole) {
+  if (regf_occupancy(n, t2) > cap.regf_words) return false;
   PerLoopDim<std::int64_t> t12{};
-  for (auto l : all_values<LoopDim>()) t12[l] = b.bl_ts[1][l] * b.bl_ts[2][l];
-  return gbuf_occupancy(n, t12, cap.gbuf_share, gbuf_stored(n, b, cap)) <= cap.gbuf_words;
+  for (auto l : all_values<LoopDim>()) t12[l] = t1[l] * t2[l];
+  const auto& always = cap.always_in_gbuf;
+  const bool all_stored =
+      always[DataCategory::Fil] && always[DataCategory::Ifm] && always[DataCategory::Ofm];
+  return gbuf_occupancy(n, t12, cap.gbuf_share,
+                        all_stored ? always : gbuf_stored(n, whole(), cap)) <= cap.gbuf_words;
+}
+
+bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap) {
+  return fits_tiles(n, b.bl_ts[1], b.bl_ts[2], cap, [&] { return b; });
 }
 
 }  // namespace kapla::search::kapla

@@ -58,7 +58,7 @@ cost::MapResult CostOracle::map(const mapping::PartitionScheme& part) const {
   return pricing::setup_partition(eval_.problem(), part).map;
 }
 
-std::vector<NodeNest> CostOracle::nests(const mapping::PartitionScheme& part) const {
+NestList CostOracle::nests(const mapping::PartitionScheme& part) const {
   const auto i = index_of(part);
   const pricing::PartitionSetup fresh =
       i ? pricing::PartitionSetup{} : pricing::setup_partition(eval_.problem(), part);
@@ -69,7 +69,7 @@ std::vector<NodeNest> CostOracle::nests(const mapping::PartitionScheme& part) co
     out.push_back(node_nest(s.map.nlds[k], s.pl.p_layer));
     out.back().fold_variant = !(s.map.nld_geometry[k] == s.map.geometry);
   }
-  return out;
+  return std::make_shared<const std::vector<NodeNest>>(std::move(out));
 }
 
 Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_index*/) const {

@@ -44,7 +44,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return eval_.partitions();
   }
-  std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
+  NestList nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override;
   std::vector<Blocking> bypass_blockings(const mapping::PartitionScheme& part,
                                          int nest_index) const override;

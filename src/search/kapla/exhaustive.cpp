@@ -43,7 +43,8 @@ std::vector<std::vector<std::int64_t>> factors(std::int64_t cnt, std::int64_t to
 std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionScheme& part,
                              const std::function<void(const CanonicalScheme&)>& visit) {
   std::int64_t fit_fail = 0;
-  const auto nests = o.nests(part);
+  const auto nests_ref = o.nests(part);
+  const auto& nests = *nests_ref;
   const auto orders = loop_orders();
   const auto top = o.top_constraint();
   // The nests of a partition mostly share their loop counts: factorize each count once.

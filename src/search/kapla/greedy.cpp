@@ -3,8 +3,10 @@
 // estimate it used (§10.19); loops play the role of the reference's loop-type dim lists.
 #include "search/kapla/greedy.hpp"
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "core/math.hpp"
 
@@ -25,6 +27,29 @@ LoopDim innermost(const PerLoopDim<int>& order) {
 }
 
 double rw_scale(DataCategory d, DataCategory rw) { return d == rw ? 2.0 : 1.0; }
+
+/// A prefix of a number's ascending divisors: inline for the usual loop counts (at most 128
+/// divisors: every number below 110880), on the heap beyond. Left uninitialised: only the
+/// first size() are read.
+class DivisorPrefix {
+ public:
+  void push_back(std::int64_t v) {
+    if (n_ < small_.size()) {
+      small_[n_] = v;
+    } else {
+      if (big_.empty()) big_.assign(small_.begin(), small_.end());
+      big_.push_back(v);
+    }
+    ++n_;
+  }
+  std::size_t size() const { return n_; }
+  std::int64_t operator[](std::size_t i) const { return big_.empty() ? small_[i] : big_[i]; }
+
+ private:
+  std::array<std::int64_t, 128> small_;
+  std::size_t n_ = 0;
+  std::vector<std::int64_t> big_;
+};
 
 }  // namespace
 
@@ -130,13 +155,15 @@ StackFill fill_stack(const std::vector<StackItem>& items, std::array<std::int64_
 std::optional<PerLoopDim<std::int64_t>> fill_tensor(
     PerLoopDim<std::int64_t> t, const PerLoopDim<std::int64_t>& remaining,
     const PerLoopDim<int>& order, const PerDataCategory<mapping::LoopSet>& loops, DataCategory rw,
-    const DataTotals& totals, const std::function<bool(const PerLoopDim<std::int64_t>&)>& fits) {
+    const DataTotals& totals, FunctionRef<bool(const PerLoopDim<std::int64_t>&)> fits) {
   if (!fits(t)) return std::nullopt;
   PerLoopDim<std::int64_t> rem = remaining;
   const LoopDim inner = innermost(order);
 
-  // Knobs: the loops irrelevant to some data the innermost loop touches (deduplicated).
-  std::vector<LoopDim> knobs;
+  // Knobs: the loops irrelevant to some data the innermost loop touches (deduplicated); at
+  // most the three loops, so fixed-size storage (K calls this ~10^5 times per network).
+  std::array<LoopDim, 3> knobs{};
+  std::size_t nknobs = 0;
   PerDataCategory<double> oref{};
   std::array<bool, 3> outer{};
   for (auto d : all_values<DataCategory>()) {
@@ -147,33 +174,32 @@ std::optional<PerLoopDim<std::int64_t>> fill_tensor(
       if (loops[d].contains(l)) continue;
       oref[d] *= static_cast<double>(rem[l]);
       bool seen = false;
-      for (auto k : knobs) seen = seen || k == l;
-      if (!seen && rem[l] > 1) knobs.push_back(l);
+      for (std::size_t k = 0; k < nknobs; ++k) seen = seen || knobs[k] == l;
+      if (!seen && rem[l] > 1) knobs[nknobs++] = l;
     }
   }
   // Candidates per knob: ascending divisors, cut before the first that overflows alone.
-  std::vector<std::vector<std::int64_t>> cands;
-  for (auto l : knobs) {
-    std::vector<std::int64_t> c;
+  std::array<DivisorPrefix, 3> cands;
+  for (std::size_t k = 0; k < nknobs; ++k) {
+    const LoopDim l = knobs[k];
     for_each_divisor(rem[l], [&](std::int64_t f) {
       auto g = t;
       g[l] *= f;
       if (!fits(g)) return false;
-      c.push_back(f);
+      cands[k].push_back(f);
       return true;
     });
-    cands.push_back(std::move(c));
   }
   // Cartesian product, joint fit, minimise the summed refetch estimate; first wins ties.
-  std::vector<std::size_t> idx(knobs.size(), 0);
+  std::array<std::size_t, 3> idx{};
   double best = std::numeric_limits<double>::infinity();
   PerLoopDim<std::int64_t> best_f{{1, 1, 1}};
-  bool any = !knobs.empty();
-  for (const auto& c : cands) any = any && !c.empty();
+  bool any = nknobs > 0;
+  for (std::size_t k = 0; k < nknobs; ++k) any = any && cands[k].size() > 0;
   while (any) {
     PerLoopDim<std::int64_t> f{{1, 1, 1}};
     auto g = t;
-    for (std::size_t k = 0; k < knobs.size(); ++k) {
+    for (std::size_t k = 0; k < nknobs; ++k) {
       f[knobs[k]] *= cands[k][idx[k]];
       g[knobs[k]] *= cands[k][idx[k]];
     }
@@ -189,11 +215,11 @@ std::optional<PerLoopDim<std::int64_t>> fill_tensor(
       if (sum < best) best = sum, best_f = f;
     }
     std::size_t k = 0;
-    for (; k < knobs.size(); ++k) {
+    for (; k < nknobs; ++k) {
       if (++idx[k] < cands[k].size()) break;
       idx[k] = 0;
     }
-    if (k == knobs.size()) break;
+    if (k == nknobs) break;
   }
   for (auto l : all_values<LoopDim>()) {
     t[l] *= best_f[l];

@@ -5,10 +5,10 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <vector>
 
+#include "core/function_ref.hpp"
 #include "search/kapla/canonical.hpp"
 
 namespace kapla::search::kapla {
@@ -48,6 +48,6 @@ StackFill fill_stack(const std::vector<StackItem>& items, std::array<std::int64_
 std::optional<PerLoopDim<std::int64_t>> fill_tensor(
     PerLoopDim<std::int64_t> t, const PerLoopDim<std::int64_t>& remaining,
     const PerLoopDim<int>& order, const PerDataCategory<mapping::LoopSet>& loops, DataCategory rw,
-    const DataTotals& totals, const std::function<bool(const PerLoopDim<std::int64_t>&)>& fits);
+    const DataTotals& totals, FunctionRef<bool(const PerLoopDim<std::int64_t>&)> fits);
 
 }  // namespace kapla::search::kapla

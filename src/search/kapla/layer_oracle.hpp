@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -31,6 +32,9 @@ bool better(const Score& a, const Score& b, model::Goal goal);
 /// The goal's primary figure (energy, time or their product), for relative margins.
 double goal_value(const Score& s, model::Goal goal);
 
+/// A partition's nests (LayerOracle::nests).
+using NestList = std::shared_ptr<const std::vector<NodeNest>>;
+
 class LayerOracle {
  public:
   virtual ~LayerOracle() = default;
@@ -44,8 +48,9 @@ class LayerOracle {
   /// Indexes into partitions() of those nearest to a wanted node stacking (the greedy's step
   /// 5, detail::snap_partitions); a wrapper may remember them.
   virtual std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const;
-  /// The map strategy's nested-loop descriptions of the layer partitioned by `part`.
-  virtual std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const = 0;
+  /// The map strategy's nested-loop descriptions of the layer partitioned by `part` (never
+  /// null), shared: a memo hands the same list to every fit instead of copying it.
+  virtual NestList nests(const mapping::PartitionScheme& part) const = 0;
   /// Capacities (and buffer-sharing group sizes) for nest `nest_index` under `part`.
   virtual Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const = 0;
   /// nn_dataflow's analytical bypass solver (§7.8) on nest `nest_index` under `part`: one

@@ -110,7 +110,8 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
 
   // (1) Unit mapping on the whole layer: the map strategy's replication choices.
   const mapping::PartitionScheme whole{};
-  const auto whole_nests = o.nests(whole);
+  const auto whole_nests_ref = o.nests(whole);
+  const auto& whole_nests = *whole_nests_ref;
   if (whole_nests.empty()) return {};
   std::int64_t max_repl_ifm = 1;
   for (const auto& n : whole_nests) max_repl_ifm = std::max(max_repl_ifm, n.repl_ifm);

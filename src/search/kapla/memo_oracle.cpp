@@ -84,7 +84,7 @@ std::vector<std::size_t> MemoOracle::nearest_partitions(const PerParallelDim<Phy
   return remembered(nearest_, k, [&] { return inner_.nearest_partitions(want); });
 }
 
-std::vector<NodeNest> MemoOracle::nests(const mapping::PartitionScheme& part) const {
+NestList MemoOracle::nests(const mapping::PartitionScheme& part) const {
   return remembered(nests_, part.flat_key(), [&] { return inner_.nests(part); });
 }
 

@@ -39,7 +39,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   /// want the same few).
   std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const override;
   /// The wrapped oracle's nests, remembered per partition (every fit asks for them).
-  std::vector<NodeNest> nests(const mapping::PartitionScheme& part) const override;
+  NestList nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {
     auto c = inner_.capacity(part, nest_index);
     if (storage_ == Storage::AllInGbuf) c.always_in_gbuf = {{true, true, true}};
@@ -85,7 +85,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   mutable std::unordered_map<Key, Priced, WordsHash> seen_;
   mutable std::unordered_map<PartKey, bool, WordsHash> parts_;
   mutable std::unordered_map<Key, std::optional<Score>, WordsHash> on_chip_seen_;
-  mutable std::unordered_map<PartKey, std::vector<NodeNest>, WordsHash> nests_;
+  mutable std::unordered_map<PartKey, NestList, WordsHash> nests_;
   mutable std::unordered_map<WantKey, std::vector<std::size_t>, WordsHash> nearest_;
 };
 

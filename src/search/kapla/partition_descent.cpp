@@ -13,7 +13,7 @@ namespace {
 
 /// Input-channel replication of a scheme's nest (what the fits on other partitions keep).
 std::int64_t repl_of(const LayerOracle& o, const CanonicalScheme& c) {
-  return o.nests(c.part)[static_cast<std::size_t>(c.nest_index)].repl_ifm;
+  return (*o.nests(c.part))[static_cast<std::size_t>(c.nest_index)].repl_ifm;
 }
 
 using SizeKey = std::array<std::int64_t, 4>;
@@ -71,12 +71,12 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0],
                                          pairs[j][1], totals, sol.stats, ni));
   };
-  std::vector<std::vector<NodeNest>> nests_of(keys.size());
+  std::vector<NestList> nests_of(keys.size());
   std::optional<Score> lead_canonical;
   for (std::size_t g = 0; g < keys.size(); ++g) {
     nests_of[g] = o.nests(parts[members[g].front()]);
-    for (std::size_t ni = 0; ni < nests_of[g].size(); ++ni)
-      if (!nests_of[g][ni].fold_variant)
+    for (std::size_t ni = 0; ni < nests_of[g]->size(); ++ni)
+      if (!(*nests_of[g])[ni].fold_variant)
         for (std::size_t j = 0; j < npairs; ++j) try_fit(g, static_cast<int>(ni), j);
     const auto& r = best_of[g];
     if (r.scheme() && (!lead_canonical || better(r.score(), *lead_canonical, opt.goal)))
@@ -85,7 +85,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   std::vector<Ranked> on_chip;
   for (std::size_t g = 0; g < keys.size(); ++g) {
     const auto& r = best_of[g];
-    const auto& nests = nests_of[g];
+    const auto& nests = *nests_of[g];
     const bool close =
         r.scheme() && goal_value(r.score(), opt.goal) <=
                           goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
@@ -161,7 +161,7 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
 void sweep_nests_and_orders(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
   const auto totals = data_totals(o.layer(), o.batch());
   const CanonicalScheme cur = *sol.scheme;
-  const int num_nests = static_cast<int>(o.nests(cur.part).size());
+  const int num_nests = static_cast<int>(o.nests(cur.part)->size());
   BestCandidate best(o, opt, &sol.stats, sol.score);
   for (int ni = 0; ni < num_nests; ++ni)
     for (const auto& og : loop_orders())

@@ -35,7 +35,9 @@ namespace {
 // position (exact, and the snap and the descent ask for it ~10^5 times per layer search).
 double log2_count(std::int64_t n) {
   const auto u = static_cast<std::uint64_t>(n);
-  if (std::has_single_bit(u)) return static_cast<double>(std::countr_zero(u));
+  // u & (u - 1) rather than std::has_single_bit: without -mpopcnt (the portable x86-64
+  // baseline) the latter is a libgcc call, ~2 % of K's instructions.
+  if (u != 0 && (u & (u - 1)) == 0) return static_cast<double>(std::countr_zero(u));
   return std::log2(static_cast<double>(n));
 }
 }  // namespace
@@ -130,7 +132,8 @@ std::optional<CanonicalScheme> fit_on_partition(
     const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
     SolveStats& stats, int forced_nest, bool reserve_top) {
   const auto top = o.top_constraint();
-  const auto nests = o.nests(part);
+  const auto nests_ref = o.nests(part);
+  const auto& nests = *nests_ref;
   if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
   const int ni = forced_nest >= 0 ? forced_nest : pick_nest(nests, repl_ifm);
   const NodeNest& n = nests[static_cast<std::size_t>(ni)];
@@ -145,11 +148,12 @@ std::optional<CanonicalScheme> fit_on_partition(
   }
   // A REGF tile fits if the GBUF fill can start from it (GBUF tile = REGF tile): which
   // categories GBUF must hold depends on the whole blocking, so check that one.
-  const auto t2 =
-      fill_tensor({{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
-                  [&](const PerLoopDim<std::int64_t>& t) {
-                    return fits(n, blocking_of(n, {{1, 1, 1}}, t, ord_gbuf, ord_regf), cap);
-                  });
+  const auto t2 = fill_tensor({{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
+                              [&](const PerLoopDim<std::int64_t>& t) {
+                                return fits_tiles(n, {{1, 1, 1}}, t, cap, [&] {
+                                  return blocking_of(n, {{1, 1, 1}}, t, ord_gbuf, ord_regf);
+                                });
+                              });
   if (!t2) {
     ++stats.capacity_fail;
     return std::nullopt;
@@ -173,7 +177,9 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
   // take no GBUF space (nn_dataflow §7.4 step 6).
   const auto t1 = fill_tensor(g->start, g->remaining, ord_gbuf, n.data_loops, n.rw_data, totals,
                               [&](const PerLoopDim<std::int64_t>& t) {
-                                return fits(n, blocking_of(n, t, t2v, ord_gbuf, ord_regf), cap);
+                                return fits_tiles(n, t, t2v, cap, [&] {
+                                  return blocking_of(n, t, t2v, ord_gbuf, ord_regf);
+                                });
                               });
   if (!t1) {
     ++stats.capacity_fail;

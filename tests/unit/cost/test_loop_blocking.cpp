@@ -3,6 +3,7 @@
 // equal the layer's MACs; plus CPython set order for the buffer-sharing candidates.
 // Spec: nn_dataflow-spec.md §6, §7.2-7.5, §8.9.3, §9.2.
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include <limits>
 #include <random>
@@ -187,6 +188,37 @@ TEST(LoopBlocking, PythonFloorDivision) {
   EXPECT_EQ(detail::py_idivc(2.5, 1), 2.0);
   EXPECT_EQ(detail::py_idivc(0.5, 1), 0.0);
   EXPECT_EQ(detail::py_idivc(2.5, 2), 1.0);  // (2.5 + 2 - 1) // 2 = 3.5 // 2
+}
+
+// CPython's float floor division, written out (fmod, then the sign and rounding fix-ups):
+// py_floordiv's integer shortcut must give the same value, sign of zero included.
+double cpython_floordiv(double vx, double wx) {
+  const double mod = std::fmod(vx, wx);
+  double div = (vx - mod) / wx;
+  if (mod != 0 && ((wx < 0) != (mod < 0))) div -= 1.0;
+  if (div == 0) return std::copysign(0.0, vx / wx);
+  double fl = std::floor(div);
+  if (div - fl > 0.5) fl += 1.0;
+  return fl;
+}
+
+TEST(LoopBlocking, PythonFloorDivisionShortcutIsExact) {
+  const double big = 9007199254740992.0;  // 2^53: the shortcut's bound
+  const std::vector<double> xs = {0.0,     -0.0, 0.5,  1.0,     2.0,       3.0,     7.0,
+                                  8.0,     9.5,  1e6,  1e6 + 1, 123456789, big - 1, big,
+                                  big + 2, -1.0, -7.0, 1e300,   2.5,       64.0,    4095.0};
+  const std::vector<double> ws = {1.0, 2.0, 3.0, 7.0, 64.0, 0.5, 1e6 + 3, big - 1, -2.0};
+  for (double x : xs)
+    for (double w : ws) {
+      const double want = cpython_floordiv(x, w);
+      const double got = detail::py_floordiv(x, w);
+      EXPECT_EQ(got, want) << x << " // " << w;
+      EXPECT_EQ(std::signbit(got), std::signbit(want)) << x << " // " << w;
+    }
+  for (std::int64_t x = 1; x <= 3000; ++x)
+    for (std::int64_t w = 1; w <= 70; ++w)
+      ASSERT_EQ(detail::py_floordiv(static_cast<double>(x), static_cast<double>(w)),
+                cpython_floordiv(static_cast<double>(x), static_cast<double>(w)));
 }
 
 }  // namespace

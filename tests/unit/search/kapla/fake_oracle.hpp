@@ -29,7 +29,7 @@ class FakeOracle final : public LayerOracle {
   PhyDim2 node_dims() const override { return nodes_; }
   PerLoopDim<std::int64_t> top_constraint() const override { return top_; }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return parts_; }
-  std::vector<NodeNest> nests(const mapping::PartitionScheme& p) const override {
+  NestList nests(const mapping::PartitionScheme& p) const override {
     std::vector<NodeNest> out;
     for (std::int64_t r : {1, 2}) {
       NodeNest n;
@@ -43,13 +43,13 @@ class FakeOracle final : public LayerOracle {
       n.repl_ifm = r;
       out.push_back(n);
     }
-    return out;
+    return std::make_shared<const std::vector<NodeNest>>(std::move(out));
   }
   Capacity capacity(const mapping::PartitionScheme&, int) const override {
     return {regf_, gbuf_, {{1, 1, 1}}};
   }
   std::optional<Score> evaluate(const CanonicalScheme& s) const override {
-    const auto n = nests(s.part)[static_cast<std::size_t>(s.nest_index)];
+    const auto n = (*nests(s.part))[static_cast<std::size_t>(s.nest_index)];
     if (!fits(n, s.blocking, capacity(s.part, s.nest_index))) return std::nullopt;
     const auto& t = s.blocking.bl_ts;
     double e = 0;

@@ -74,7 +74,8 @@ void for_each_candidate(const CostOracle& o, Visit&& visit) {
     return all;
   };
   for (const auto& part : o.partitions()) {
-    const auto nests = o.nests(part);
+    const auto nests_ref = o.nests(part);
+    const auto& nests = *nests_ref;
     for (std::size_t ni = 0; ni < nests.size(); ++ni) {
       const auto& n = nests[ni];
       const auto cap = o.capacity(part, static_cast<int>(ni));

@@ -44,6 +44,23 @@ TEST(Greedy, FillTensorStaysInsideCapacityAndDivides) {
   }
 }
 
+TEST(Greedy, FillTensorTakesDivisorsBeyondTheInlineList) {
+  // 110880 has 144 divisors, more than fill_tensor keeps inline: with room for everything
+  // each loop takes its whole count, the last of its divisors.
+  const PerLoopDim<std::int64_t> rem{{110880, 110880, 110880}};
+  auto all = [&](const PerLoopDim<std::int64_t>& t) {
+    for (auto l : all_values<LoopDim>())
+      if (t[l] > rem[l]) return false;
+    return true;
+  };
+  for (const auto& ord : loop_orders()) {
+    const auto t = fill_tensor({{1, 1, 1}}, rem, ord, kConvLoops, DataCategory::Ofm,
+                               {{1000, 2000, 3000}}, all);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(*t, rem);
+  }
+}
+
 TEST(Greedy, FillTensorFailsWhenStartOverflows) {
   auto never = [](const PerLoopDim<std::int64_t>&) { return false; };
   EXPECT_FALSE(fill_tensor({{1, 1, 1}}, {{2, 2, 2}}, loop_orders()[0], kConvLoops,

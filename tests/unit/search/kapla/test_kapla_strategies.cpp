@@ -515,9 +515,7 @@ class OnePartition final : public kapla::LayerOracle {
   PhyDim2 node_dims() const override { return in_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return one_; }
-  std::vector<kapla::NodeNest> nests(const mapping::PartitionScheme& p) const override {
-    return in_.nests(p);
-  }
+  kapla::NestList nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
   kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {
     return in_.capacity(p, n);
   }
@@ -594,7 +592,7 @@ class VariantPriceCounter final : public kapla::OnChipPricer {
  public:
   explicit VariantPriceCounter(const kapla::CostOracle& o) : o_(o) {}
   std::optional<kapla::Score> evaluate_on_chip(const kapla::CanonicalScheme& s) const override {
-    if (o_.nests(s.part)[static_cast<std::size_t>(s.nest_index)].fold_variant) ++variant_prices;
+    if ((*o_.nests(s.part))[static_cast<std::size_t>(s.nest_index)].fold_variant) ++variant_prices;
     return o_.evaluate_on_chip(s);
   }
   mutable std::int64_t variant_prices = 0;

@@ -34,7 +34,7 @@ TEST(LayerSolver, SchemeLiesInTheExhaustiveSpace) {
   ASSERT_TRUE(sol.scheme.has_value());
   const auto& parts = o.partitions();
   EXPECT_NE(std::find(parts.begin(), parts.end(), sol.scheme->part), parts.end());
-  const auto n = o.nests(sol.scheme->part)[static_cast<std::size_t>(sol.scheme->nest_index)];
+  const auto n = (*o.nests(sol.scheme->part))[static_cast<std::size_t>(sol.scheme->nest_index)];
   for (auto l : all_values<LoopDim>()) {
     const auto& t = sol.scheme->blocking.bl_ts;
     EXPECT_EQ(t[0][l] * t[1][l] * t[2][l], n.loopcnt[l]);

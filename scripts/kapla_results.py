@@ -1,4 +1,4 @@
-"""Load kapla sweep results (HDF5, schema versions 2 to 5) into pandas DataFrames.
+"""Load kapla sweep results (HDF5, schema versions 2 to 9) into pandas DataFrames.
 
     import kapla_results as kr
     tuples = kr.table("results/quick.h5", "tuples")   # one tidy DataFrame: strings decoded,
@@ -35,7 +35,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-SCHEMA_VERSIONS = (2, 3, 4, 5, 6, 7, 8)  # kOldestReadableSchema .. kResultSchemaVersion
+SCHEMA_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9)  # kOldestReadableSchema .. kResultSchemaVersion
 ATTR_SCHEMA = "kapla_schema"
 ATTR_JOB_NAME = "job_name"
 ATTR_JOB_FINGERPRINT = "job_fingerprint"

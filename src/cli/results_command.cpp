@@ -78,7 +78,7 @@ void register_results(CLI::App& app, Context& /*ctx*/) {
                 "CSV with a header line, numbers in the shortest form that reads back exactly");
   sub->callback([args] {
     std::map<std::string, sweep::TupleRecord> by_key;  // sorted by key; first one wins
-    for (const auto& file : io::read_results(args->input)) {
+    for (const auto& file : io::read_results(args->input, io::Schedules::Skip)) {
       for (const auto& r : file.records) by_key.emplace(r.tuple.key(), r);
     }
     const bool designs = std::any_of(by_key.begin(), by_key.end(), [](const auto& kv) {

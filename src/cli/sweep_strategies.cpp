@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/sweep_command.hpp"
 #include "io/catalog.hpp"
+#include "io/schedule_json.hpp"
 #include "sweep/strategy_runner.hpp"
 
 namespace kapla::cli {
@@ -13,6 +14,10 @@ std::unique_ptr<sweep::TupleRunner> make_catalog_runner(const sweep::SweepSpec& 
   sweep::ModelLoaders loaders;
   loaders.network = [catalog](const std::string& n) { return catalog->load_network(n); };
   loaders.hardware = [catalog](const std::string& n) { return catalog->load_hardware(n); };
+  // Each tuple's schedule, as `kapla schedule --json` writes it, compact (`kapla emit` reads it).
+  loaders.schedule_document = [](const schedule::ScheduledNetwork& s) {
+    return io::schedule_json(s).dump();
+  };
   return sweep::make_strategy_runner(spec, std::move(loaders));
 }
 

@@ -282,6 +282,27 @@ void verify_checksum(const fs::path& file) {
   }
 }
 
+// The whole /schedule_text dataset (version 9).
+std::string read_schedule_text(hid_t file, const std::string& fname) {
+  const std::string what = fname + ": '" + kScheduleTextDataset + "': ";
+  const Handle ds(H5Dopen2(file, kScheduleTextDataset, H5P_DEFAULT), H5Dclose,
+                  fname + ": corrupt or incomplete results (no '" + kScheduleTextDataset + "')");
+  const Handle space(H5Dget_space(ds.get()), H5Sclose, what + "unreadable shape");
+  const Handle type(H5Dget_type(ds.get()), H5Tclose, what + "unreadable type");
+  if (H5Sget_simple_extent_ndims(space.get()) != 1 || H5Tget_class(type.get()) != H5T_INTEGER ||
+      H5Tget_size(type.get()) != 1) {
+    throw InputError(what + "not a 1-D byte array");
+  }
+  hsize_t dims[1] = {0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  std::string text(static_cast<std::size_t>(dims[0]), '\0');
+  if (!text.empty() &&
+      H5Dread(ds.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()) < 0) {
+    throw InputError(what + "cannot be read (corrupt file, or an HDF5 without the deflate filter)");
+  }
+  return text;
+}
+
 int read_version(hid_t file, const std::string& name) {
   if (H5Aexists(file, kAttrSchema) <= 0) {
     throw InputError(name + ": not a kapla results file (no '" + kAttrSchema + "' attribute)");
@@ -300,7 +321,7 @@ int read_version(hid_t file, const std::string& name) {
   return version;
 }
 
-ResultsFile read_checked(const fs::path& file, bool with_records) {
+ResultsFile read_checked(const fs::path& file, bool with_records, bool with_schedules) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   const std::string name = file.string();
   std::error_code ec;
@@ -349,6 +370,21 @@ ResultsFile read_checked(const fs::path& file, bool with_records) {
   }
   for (auto& e : read_rows(f.get(), resolved_table(), version, name)) {
     record_of(e.key, resolved_table().name).result.resolved.emplace_back(e.name, e.value);
+  }
+  if (with_schedules && version >= kSchedulesSchema) {
+    const auto entries = read_rows(f.get(), schedules_table(), version, name);
+    const std::string text = read_schedule_text(f.get(), name);
+    for (const auto& e : entries) {
+      if (e.offset < 0 || e.bytes <= 0 || static_cast<std::uint64_t>(e.offset) > text.size() ||
+          static_cast<std::uint64_t>(e.bytes) > text.size() - static_cast<std::size_t>(e.offset)) {
+        throw InputError(name + ": corrupt results: table 'schedules': tuple '" + e.key +
+                         "': offset " + std::to_string(e.offset) + " and bytes " +
+                         std::to_string(e.bytes) + " lie outside '" + kScheduleTextDataset + "' (" +
+                         std::to_string(text.size()) + " bytes)");
+      }
+      record_of(e.key, schedules_table().name).result.schedule =
+          text.substr(static_cast<std::size_t>(e.offset), static_cast<std::size_t>(e.bytes));
+    }
   }
   std::vector<std::string> expected_keys;
   rf.info.expected = read_rows(f.get(), expected_table(), version, name, &expected_keys);
@@ -399,13 +435,17 @@ void label_from_expected(ResultsFile& results) {
   }
 }
 
-ResultsFile read_results_file(const fs::path& file) { return read_checked(file, true); }
+ResultsFile read_results_file(const fs::path& file, Schedules schedules) {
+  return read_checked(file, true, schedules == Schedules::Read);
+}
 
-ResultsFileInfo check_results_file(const fs::path& file) { return read_checked(file, false).info; }
+ResultsFileInfo check_results_file(const fs::path& file) {
+  return read_checked(file, false, true).info;
+}
 
-std::vector<ResultsFile> read_results(const fs::path& file_or_dir) {
+std::vector<ResultsFile> read_results(const fs::path& file_or_dir, Schedules schedules) {
   std::error_code ec;
-  if (!fs::is_directory(file_or_dir, ec)) return {read_results_file(file_or_dir)};
+  if (!fs::is_directory(file_or_dir, ec)) return {read_results_file(file_or_dir, schedules)};
   std::vector<fs::path> files;
   auto collect = [&](const fs::path& dir) {
     for (const auto& entry : fs::directory_iterator(dir)) {
@@ -425,7 +465,7 @@ std::vector<ResultsFile> read_results(const fs::path& file_or_dir) {
   }
   std::sort(files.begin(), files.end());
   std::vector<ResultsFile> out;
-  for (const auto& f : files) out.push_back(read_results_file(f));
+  for (const auto& f : files) out.push_back(read_results_file(f, schedules));
   return out;
 }
 
@@ -456,6 +496,8 @@ ResultsFile merge_results(const std::vector<ResultsFile>& inputs) {
       } else if (auto d = sweep::first_difference(*it->second, r)) {
         throw InputError(in.path.string() + ": tuple '" + key + "' differs from " +
                          origin[key]->string() + " (" + *d + "); refusing to merge");
+      } else if (it->second->result.schedule.empty()) {
+        it->second = &r;  // the same result, with its schedule recorded
       }
     }
   }

@@ -10,12 +10,18 @@
 
 namespace kapla::io {
 
+/// Whether the recorded schedules (TupleResult::schedule, version 9) are read: a reader that
+/// only lists or tabulates the tuples skips their decompression. The checksum still covers them.
+enum class Schedules { Read, Skip };
+
 /// One results file (a final output or a part file).
-ResultsFile read_results_file(const std::filesystem::path& file);
+ResultsFile read_results_file(const std::filesystem::path& file,
+                              Schedules schedules = Schedules::Read);
 
 /// A results file, or a directory: every *.h5 in it and in its *.parts subdirectories (a
 /// sweep's unfinished parts), sorted by name. Each file is checked as read_results_file does.
-std::vector<ResultsFile> read_results(const std::filesystem::path& file_or_dir);
+std::vector<ResultsFile> read_results(const std::filesystem::path& file_or_dir,
+                                      Schedules schedules = Schedules::Read);
 
 /// The union of several results by tuple key, sorted by key. The same key twice must carry
 /// the same search results (sweep::first_difference), else InputError; inputs with different

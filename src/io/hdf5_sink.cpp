@@ -145,11 +145,38 @@ void write_table(hid_t file, const Table<Row>& table, const std::vector<Row>& ro
   write_strings_attribute(ds.get(), kAttrColumnDescriptions, descriptions);
 }
 
+// The recorded schedules' bytes (result_schema.hpp, kScheduleTextDataset): deflated when the
+// library has the filter (Debian's has; a schedule document shrinks about tenfold, and
+// neighbouring tuples' documents share most of their text).
+void write_schedule_text(hid_t file, const std::string& text) {
+  const hsize_t dims[1] = {text.size()};
+  const auto space = handle(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  const auto dcpl = handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+  check(H5Pset_obj_track_times(dcpl.get(), false), "H5Pset_obj_track_times");
+  if (!text.empty() && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+    const hsize_t chunk[1] = {std::min<hsize_t>(text.size(), kScheduleChunkBytes)};
+    check(H5Pset_chunk(dcpl.get(), 1, chunk), "H5Pset_chunk");
+    check(H5Pset_deflate(dcpl.get(), kScheduleDeflateLevel), "H5Pset_deflate");
+  }
+  const auto ds = handle(H5Dcreate2(file, kScheduleTextDataset, H5T_STD_U8LE, space.get(),
+                                    H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                         H5Dclose, std::string("creating ") + kScheduleTextDataset);
+  if (!text.empty()) {
+    check(H5Dwrite(ds.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()),
+          std::string("writing ") + kScheduleTextDataset);
+  }
+  write_string_attribute(ds.get(), kAttrTableDescription,
+                         "the recorded schedules (kapla schedule --json documents, compact) one "
+                         "after the other; /schedules gives each tuple's offset and bytes");
+}
+
 void write_tables(hid_t file, const ResultsFile& results) {
   std::vector<LayerEntry> layers;
   std::vector<SegmentEntry> segments;
   std::vector<CurveEntry> curves;
   std::vector<ResolvedEntry> resolved;
+  std::vector<ScheduleEntry> schedules;
+  std::string schedule_text;
   for (const auto& rec : results.records) {
     const std::string key = rec.tuple.key();
     const auto& r = rec.result;
@@ -161,6 +188,11 @@ void write_tables(hid_t file, const ResultsFile& results) {
       curves.push_back({key, static_cast<std::int64_t>(i), r.stats.curve[i]});
     }
     for (const auto& [name, value] : r.resolved) resolved.push_back({key, name, value});
+    if (!r.schedule.empty()) {
+      schedules.push_back({key, static_cast<std::int64_t>(schedule_text.size()),
+                           static_cast<std::int64_t>(r.schedule.size())});
+      schedule_text += r.schedule;
+    }
   }
   write_table(file, tuples_table(), results.records);
   write_table(file, layers_table(), layers);
@@ -168,6 +200,8 @@ void write_tables(hid_t file, const ResultsFile& results) {
   write_table(file, curves_table(), curves);
   write_table(file, resolved_table(), resolved);
   write_table(file, expected_table(), results.info.expected);
+  write_table(file, schedules_table(), schedules);
+  write_schedule_text(file, schedule_text);
 }
 
 void fsync_path(const fs::path& path, bool directory) {
@@ -284,7 +318,7 @@ std::set<std::string> Hdf5Sink::existing_keys() {
     if (fs::is_directory(output_, ec)) {
       throw InputError(output_.string() + ": is a directory; the output must be a file path");
     }
-    take(read_results_file(output_));
+    take(read_results_file(output_, Schedules::Skip));  // keys only
   }
   const fs::path parts = parts_dir(output_);
   if (fs::is_directory(parts, ec)) {
@@ -294,7 +328,7 @@ std::set<std::string> Hdf5Sink::existing_keys() {
       if (is_temp_name(name)) {
         stale.push_back(entry.path());
       } else if (entry.path().extension() == ".h5") {
-        take(read_results_file(entry.path()));
+        take(read_results_file(entry.path(), Schedules::Skip));
       }
     }
     for (const auto& p : stale) fs::remove(p, ec);  // half-written by a killed run

@@ -464,9 +464,10 @@ std::vector<sweep::StrategyAxis> parse_strategies(const JsonObject& job,
 
 sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& registry,
                            const Catalog& catalog) {
-  const JsonObject job(root, "",
-                       {"name", "description", "networks", "hardware", "batch", "strategies",
-                        "seeds", "options", "tuple_time_limit_seconds", "threads", "output"});
+  const JsonObject job(
+      root, "",
+      {"name", "description", "networks", "hardware", "batch", "strategies", "seeds", "options",
+       "tuple_time_limit_seconds", "threads", "output", "record_schedules"});
   sweep::SweepSpec spec;
   spec.name = job.string("name");
   if (spec.name.empty()) fail("name", "must not be empty");
@@ -505,6 +506,9 @@ sweep::SweepSpec parse_job(const json& root, const search::StrategyRegistry& reg
   }
   spec.output = job.string("output");
   if (spec.output.empty()) fail("output", "must not be empty");
+  if (job.has("record_schedules")) {
+    spec.record_schedules = job.boolean("record_schedules");
+  }
   spec.fingerprint = job_fingerprint(spec, registry);
   return spec;
 }

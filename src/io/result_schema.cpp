@@ -383,6 +383,16 @@ std::vector<Column<ResolvedEntry>> resolved_columns() {
               "value", "", "its value as text", [](auto& r) -> auto& { return r.value; })};
 }
 
+std::vector<Column<ScheduleEntry>> schedule_columns() {
+  using R = ScheduleEntry;
+  return {entry_key<R>(),
+          field<R>(
+              "offset", "bytes", "where the tuple's schedule document starts in /schedule_text",
+              [](auto& r) -> auto& { return r.offset; }),
+          field<R>(
+              "bytes", "bytes", "its length", [](auto& r) -> auto& { return r.bytes; })};
+}
+
 std::vector<Column<ExpectedTuple>> expected_columns() {
   using R = ExpectedTuple;
   std::vector<Column<R>> c;
@@ -436,6 +446,15 @@ const Table<ExpectedTuple>& expected_table() {
   static const Table<ExpectedTuple> t{
       "expected", "every tuple the job(s) asked for, in job order, whether it ran or not",
       expected_columns(), 3};
+  return t;
+}
+
+const Table<ScheduleEntry>& schedules_table() {
+  static const Table<ScheduleEntry> t{
+      "schedules",
+      "one row per tuple with a recorded schedule, sorted by key: its kapla schedule --json "
+      "document (without search_seconds) in /schedule_text",
+      schedule_columns(), kSchedulesSchema};
   return t;
 }
 

@@ -20,12 +20,14 @@
 
 namespace kapla::io {
 
-inline constexpr int kResultSchemaVersion = 8;
+inline constexpr int kResultSchemaVersion = 9;
+/// The first version that records each tuple's schedule (/schedules, /schedule_text).
+inline constexpr int kSchedulesSchema = 9;
 /// Version 2 files (no /expected, no column attributes, a `layers.directives` column) and
 /// version 3 files (no strategy_letter / strategy_label) and version 4 files (no design_*
 /// columns) and version 5 files (no imperfect column: none) and version 6 files (no macs
-/// columns: 0) and version 7 files (no pe_utilisation / design_min_pe_utilisation: 0) still
-/// load, resume and merge.
+/// columns: 0) and version 7 files (no pe_utilisation / design_min_pe_utilisation: 0) and
+/// version 8 files (no recorded schedules) still load, resume and merge.
 inline constexpr int kOldestReadableSchema = 2;
 
 // Root attributes.
@@ -34,6 +36,13 @@ inline constexpr const char* kAttrJobName = "job_name";                // string
 inline constexpr const char* kAttrJobFingerprint = "job_fingerprint";  // string (hex)
 inline constexpr const char* kAttrJobFile = "job_file";                // string: the job's text
 inline constexpr const char* kAttrWriterVersion = "kapla_version";     // string
+
+/// The recorded schedules' text (version 9): one 1-D uint8 dataset, every tuple's schedule
+/// document (TupleResult::schedule) one after the other in /schedules order, deflated in chunks
+/// of kScheduleChunkBytes; /schedules gives each tuple's offset and length in it.
+inline constexpr const char* kScheduleTextDataset = "schedule_text";
+inline constexpr std::size_t kScheduleChunkBytes = 1 << 20;
+inline constexpr int kScheduleDeflateLevel = 6;
 
 // Attributes of every table (version 3): a description of the table, and one unit and one
 // description per column, in column order (variable-length string arrays).
@@ -133,6 +142,12 @@ struct CurveEntry {
   std::int64_t point = 0;
   sweep::CurvePoint row;
 };
+/// Where a tuple's schedule document lies in /schedule_text.
+struct ScheduleEntry {
+  std::string key;
+  std::int64_t offset = 0;  // bytes
+  std::int64_t bytes = 0;
+};
 struct ResolvedEntry {
   std::string key;
   std::string name;
@@ -145,5 +160,6 @@ const Table<SegmentEntry>& segments_table();      // sorted by (key, segment)
 const Table<CurveEntry>& curves_table();          // sorted by (key, point)
 const Table<ResolvedEntry>& resolved_table();     // (key, name, value)
 const Table<ExpectedTuple>& expected_table();     // in job order; version 3 on
+const Table<ScheduleEntry>& schedules_table();    // sorted by key; version 9 on
 
 }  // namespace kapla::io

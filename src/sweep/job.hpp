@@ -66,6 +66,9 @@ struct SweepSpec {
   int threads = 0;
   /// Output HDF5 file (relative paths are relative to the working directory).
   std::string output;
+  /// Record each tuple's schedule document in the output (/schedules, for `kapla emit`). It
+  /// changes no result, so it is not in the fingerprint (docs/sweep.md, "Recorded schedules").
+  bool record_schedules = true;
   /// Hash of everything that changes a tuple's values besides its axes (options, budget).
   /// Resuming into a file written with another fingerprint is refused.
   std::string fingerprint;

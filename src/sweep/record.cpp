@@ -116,6 +116,12 @@ std::optional<std::string> first_difference(const TupleRecord& a, const TupleRec
     KAPLA_DIFF(k + ": curve[" + std::to_string(i) + "].best_cost", ra.stats.curve[i].best_cost,
                rb.stats.curve[i].best_cost);
   }
+  // A record without a schedule ran without recording it ("record_schedules": false, or
+  // before schema 9): the same result. Two schedules must agree (not printed: kilobytes).
+  if (!ra.schedule.empty() && !rb.schedule.empty() && ra.schedule != rb.schedule) {
+    return k + ": recorded schedule differs: " + std::to_string(ra.schedule.size()) + " vs " +
+           std::to_string(rb.schedule.size()) + " bytes";
+  }
   KAPLA_DIFF(k + ": resolved count", ra.resolved.size(), rb.resolved.size());
   for (std::size_t i = 0; i < ra.resolved.size(); ++i) {
     KAPLA_DIFF(k + ": resolved " + ra.resolved[i].first,

@@ -38,7 +38,8 @@ struct TupleRecord {
 
 /// The first difference between two records in what a search determines: everything but
 /// timing and provenance (wall/CPU seconds, thread count, curve times, host, rank, dates).
-/// nullopt when they agree. Doubles must be bit-identical.
+/// nullopt when they agree. Doubles must be bit-identical; schedules are compared when both
+/// records have one (one without was run without recording it).
 std::optional<std::string> first_difference(const TupleRecord& a, const TupleRecord& b);
 /// The same over two record lists (matched by key; both must hold the same key set).
 std::optional<std::string> first_difference(const std::vector<TupleRecord>& a,

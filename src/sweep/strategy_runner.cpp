@@ -40,7 +40,10 @@ std::string dim_text(const T& d) {
 class StrategyRunner final : public TupleRunner {
  public:
   StrategyRunner(const SweepSpec& spec, ModelLoaders loaders, search::StrategyRegistry registry)
-      : options_(spec.options), loaders_(std::move(loaders)), registry_(std::move(registry)) {
+      : options_(spec.options),
+        record_schedules_(spec.record_schedules),
+        loaders_(std::move(loaders)),
+        registry_(std::move(registry)) {
     // Design points are not in the catalog: the job expanded them.
     for (const auto& hw : spec.hardware) {
       if (hw.design) hardware_.emplace(hw.name, *hw.design);
@@ -96,7 +99,8 @@ class StrategyRunner final : public TupleRunner {
       r.resolved.emplace_back("constraints.min_pe_utilisation",
                               shortest_text(t.design.min_pe_utilisation));
     }
-    for (auto& kv : entry.describe(params_of(t), ctx.seed)) r.resolved.push_back(std::move(kv));
+    const auto described = entry.describe(params_of(t), ctx.seed);
+    r.resolved.insert(r.resolved.end(), described.begin(), described.end());
     const auto& st = found.stats;
     auto stat = [&](const char* key, auto v) {
       r.resolved.emplace_back(std::string("stats.") + key, std::to_string(v));
@@ -161,6 +165,10 @@ class StrategyRunner final : public TupleRunner {
       r.layers.push_back(std::move(row));
     }
     r.pe_utilisation = model::pe_utilisation(hw, r.macs, r.time);
+    if (record_schedules_ && loaders_.schedule_document) {
+      r.schedule = loaders_.schedule_document(
+          {net, t.batch, options, hw.costs, entry.name, described, best});
+    }
     const auto& timings = best.segment_timings();
     for (auto& [index, seg] : segments) {
       if (index >= 0 && static_cast<std::size_t>(index) < timings.size()) {
@@ -227,6 +235,7 @@ class StrategyRunner final : public TupleRunner {
   }
 
   model::SearchOptions options_;
+  bool record_schedules_ = true;
   ModelLoaders loaders_;
   search::StrategyRegistry registry_;
   mutable std::mutex mutex_;

@@ -9,6 +9,7 @@
 
 #include "model/hardware.hpp"
 #include "model/network.hpp"
+#include "schedule/scheduled_network.hpp"
 #include "search/strategy_registry.hpp"
 #include "sweep/job.hpp"
 #include "sweep/tuple_runner.hpp"
@@ -18,6 +19,9 @@ namespace kapla::sweep {
 struct ModelLoaders {
   std::function<model::Network(const std::string&)> network;
   std::function<model::Hardware(const std::string&)> hardware;
+  /// The best schedule as the document TupleResult::schedule records (the CLI passes
+  /// io::schedule_json, so that sweep/ needs no JSON); empty: no schedule is recorded.
+  std::function<std::string(const schedule::ScheduledNetwork&)> schedule_document;
 };
 
 /// Tuples name strategies of `registry` (kapla's own unless a test brings its own).

@@ -85,6 +85,10 @@ struct TupleResult {
   SearchStats stats;
   /// The resolved hardware and options, as (name, value) text pairs ("hardware.nodes", "16x16").
   std::vector<std::pair<std::string, std::string>> resolved;
+  /// The best schedule as the `kapla schedule --json` document without its search_seconds
+  /// (compact JSON: io/schedule_json.hpp), for `kapla emit`; "" without a schedule, or when the
+  /// job does not record schedules.
+  std::string schedule;
 };
 
 /// What a run may use besides the tuple: nothing global.

@@ -90,7 +90,7 @@ class CodesignReportTest(unittest.TestCase):
 
     def test_macs_columns_count_multiply_accumulates(self):
         with h5py.File(self.h5, "r") as f:
-            self.assertEqual(int(f.attrs["kapla_schema"]), 8)
+            self.assertEqual(int(f.attrs["kapla_schema"]), 9)
         # Each base + its designs: 12 under 2.4 mm^2 (all), 2.
         self.assertEqual(len(self.tuples), 13 + 3)
         for row in self.layers:
@@ -219,7 +219,7 @@ class UtilisationFloorTest(unittest.TestCase):
 
     def test_utilisation_and_floor_columns(self):
         with h5py.File(self.h5, "r") as f:
-            self.assertEqual(int(f.attrs["kapla_schema"]), 8)
+            self.assertEqual(int(f.attrs["kapla_schema"]), 9)
         self.assertEqual(len(self.designs), 6)
         for h, t in self.designs.items():
             pes = t["design_pe_h"] * t["design_pe_w"]

@@ -113,6 +113,9 @@ class FakeRunner final : public TupleRunner {
         r.stats.curve.push_back({i * 10, 0.001 * i, r.total_cost * (1 + 1.0 / i)});
     }
     r.resolved = {{"hardware.name", t.hardware}, {"options.opt_goal", "e"}};
+    // A stand-in for the schedule document (its bytes differ per tuple; a timeout keeps it as
+    // a completed search would): resume, merge and the rank tests carry it like the rest.
+    r.schedule = "{\"net\":\"" + t.network + "\",\"cost\":" + std::to_string(h % 100000) + "}";
     return r;
   }
 

@@ -126,6 +126,26 @@ TEST_F(Hdf5Results, round_trip_keeps_every_field) {
   EXPECT_FALSE(b.result.layers.empty());
   EXPECT_EQ(b.result.layers.front().partition, a.result.layers.front().partition);
   EXPECT_EQ(b.result.stats.curve.size(), 4u);
+  // The recorded schedule documents (version 9), byte for byte; a tuple without a schedule
+  // (no_solution) has none; a reader that skips them gets every other field.
+  EXPECT_FALSE(b.result.schedule.empty());
+  for (std::size_t i = 0; i < rf.records.size(); ++i) {
+    EXPECT_EQ(back.records[i].result.schedule, rf.records[i].result.schedule);
+    EXPECT_EQ(back.records[i].result.schedule.empty(),
+              back.records[i].result.status != sweep::TupleStatus::Ok);
+  }
+  ResultsFile skipped = read_results_file(file, Schedules::Skip);
+  for (auto& r : skipped.records) {
+    EXPECT_TRUE(r.result.schedule.empty());
+    r.result.schedule =
+        back.records[static_cast<std::size_t>(&r - skipped.records.data())].result.schedule;
+  }
+  EXPECT_EQ(sweep::first_difference(skipped.records, back.records), std::nullopt);
+  // first_difference sees a schedule that differs (a merge refuses such a pair).
+  auto other = back.records;
+  other.front().result.schedule += " ";
+  EXPECT_THAT(sweep::first_difference(other, back.records).value_or(""),
+              HasSubstr("recorded schedule differs"));
 }
 
 TEST_F(Hdf5Results, empty_file_round_trips) {
@@ -269,6 +289,25 @@ TEST_F(Hdf5Results, merge_refuses_conflicts_and_other_jobs) {
   ResultsFile d = a;  // same values, other timing: fine
   d.records.front().result.stats.wall_seconds = 99;
   EXPECT_EQ(merge_results({a, d}).records.size(), a.records.size());
+  // Schedules: two must agree; a record without one (not recorded) takes the other's.
+  ResultsFile e = a;
+  e.records.front().result.schedule = "{}";
+  EXPECT_THAT(error_of([&] {
+                merge_results({a, e});
+              }),
+              HasSubstr("recorded schedule differs: " +
+                        std::to_string(a.records.front().result.schedule.size()) +
+                        " vs 2 bytes); refusing to merge"));
+  ResultsFile none = a;
+  for (auto& r : none.records) r.result.schedule.clear();
+  for (const auto& order : {std::vector<ResultsFile>{none, a}, std::vector<ResultsFile>{a, none}}) {
+    const auto merged = merge_results(order);
+    ASSERT_EQ(merged.records.size(), a.records.size());
+    for (const auto& m : merged.records) {
+      for (const auto& r : a.records)
+        if (r.tuple.key() == m.tuple.key()) EXPECT_EQ(m.result.schedule, r.result.schedule);
+    }
+  }
 }
 
 // The expected tuples of a spec over `networks` (what `kapla sweep` writes to /expected).
@@ -469,8 +508,9 @@ TEST_F(Hdf5Results, a_schema4_file_still_loads_resumes_and_merges) {
   EXPECT_EQ(old.records[1].tuple.strategy_label, "R[max_evaluations=40]");
   for (const auto& r : old.records) {
     EXPECT_EQ(r.tuple.design, sweep::DesignParams{});
-    EXPECT_EQ(r.result.macs, 0);            // schema 7's macs columns read as their default
-    EXPECT_EQ(r.result.pe_utilisation, 0);  // schema 8's, likewise
+    EXPECT_EQ(r.result.macs, 0);             // schema 7's macs columns read as their default
+    EXPECT_EQ(r.result.pe_utilisation, 0);   // schema 8's, likewise
+    EXPECT_TRUE(r.result.schedule.empty());  // and schema 9 recorded no schedules
     for (const auto& l : r.result.layers) EXPECT_EQ(l.macs, 0);
   }
   // Resume: nothing to run, the file is rewritten in the current version, rows unchanged.

@@ -52,6 +52,17 @@ TEST(job_json, parses_a_valid_job) {
   EXPECT_EQ(spec.output, "results/t.h5");
   EXPECT_EQ(spec.fingerprint.size(), 16u);
   EXPECT_EQ(sweep::expand_tuples(spec).size(), 2u * 3u * 2u * 2u);
+  EXPECT_TRUE(spec.record_schedules);  // the default
+}
+
+// Recording schedules changes no result: the fingerprint stays, so a job may turn it off and
+// still resume into (or merge with) a file written with it on.
+TEST(job_json, record_schedules_is_parsed_and_not_in_the_fingerprint) {
+  std::string text = kValid;
+  text.replace(text.find("\"output\""), 0, "\"record_schedules\": false, ");
+  const auto off = parse_job_text(text, "jobs/t.json");
+  EXPECT_FALSE(off.record_schedules);
+  EXPECT_EQ(off.fingerprint, parse_job_text(kValid, "jobs/t.json").fingerprint);
 }
 
 TEST(job_json, strategies_carry_their_registry_letter_and_a_label_outside_the_key) {
@@ -194,6 +205,8 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"imperfect\": \"full\"",
        "jobs/x.json: options.imperfect: full (temporal blocks with a remainder) is not built"},
       {"\"seeds\": [1, 7],", "\"seeds\": [1, 7],,", "jobs/x.json: line"},
+      {"\"tuple_time_limit_seconds\": 60,", "\"record_schedules\": \"no\",",
+       "jobs/x.json: record_schedules: must be true or false"},
   };
   for (const auto& c : cases) {
     std::string text = kValid;

@@ -34,11 +34,33 @@ std::string_view invalid_reason_name(InvalidReason r) {
   return "";
 }
 
+bool blocks_cover(std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t n) {
+  // Exact factors satisfy these too (t1 divides m); no product is formed, so any input is safe.
+  if (t0 < 1 || t1 < 1 || t2 < 1 || n < 1 || t2 > n) return false;
+  const std::int64_t m = (n + t2 - 1) / t2;  // REGF blocks
+  return t1 <= m && t0 == (m + t1 - 1) / t1;
+}
+
+std::array<PerLoopDim<std::int64_t>, 3> trips_above(const LoopBlocking& b,
+                                                    const PerLoopDim<std::int64_t>& loopcnt) {
+  std::array<PerLoopDim<std::int64_t>, 3> above{};
+  for (auto l : all_values<LoopDim>()) {
+    const std::int64_t t0 = b.bl_ts[0][l], t1 = b.bl_ts[1][l], t2 = b.bl_ts[2][l];
+    above[0][l] = 1;
+    above[1][l] = t0;  // = ceil(n / (t1 t2)) for a cover (blocks_cover)
+    // The REGF blocks that run: fewer than t0 t1 when the last GBUF block is partial.
+    above[2][l] = t0 * t1 * t2 == loopcnt[l] ? t0 * t1 : (loopcnt[l] + t2 - 1) / t2;
+  }
+  return above;
+}
+
 // _set_fetch (§7.3; fork REGF rule §12.2: a non-reusable REGF copy counts every unrelated
-// factor of levels 0 and 1 and never inherits the outer fetch).
+// factor of levels 0 and 1 and never inherits the outer fetch). The reference's T_l^{0:start}
+// is trips_above[start][l], the blocks that run (docs/imperfect.md).
 std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
     const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
-    DataCategory rw_data, const LoopBlocking& b) {
+    DataCategory rw_data, const LoopBlocking& b, const PerLoopDim<std::int64_t>& loopcnt) {
+  const auto above = trips_above(b, loopcnt);
   std::array<PerDataCategory<std::int64_t>, 2> fetch{};
   for (int bl = 0; bl < 2; ++bl) {
     const auto& t = b.bl_ts[static_cast<std::size_t>(bl)];
@@ -58,12 +80,20 @@ std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
           start = bl + 1;
         else
           start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
-        f *= bl_tp(b, l, 0, start);
+        f *= above[static_cast<std::size_t>(start)][l];
       }
       fetch[static_cast<std::size_t>(bl)][d] = d == rw_data ? 2 * f - 1 : f;
     }
   }
   return fetch;
+}
+
+std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
+    const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
+    DataCategory rw_data, const LoopBlocking& b) {
+  PerLoopDim<std::int64_t> loopcnt{};
+  for (auto l : all_values<LoopDim>()) loopcnt[l] = bl_tp(b, l, 0, 3);
+  return fetch_counts(data_loops, regf_reusable, rw_data, b, loopcnt);
 }
 
 namespace {
@@ -76,7 +106,7 @@ bool over_capacity(const LoopBlockingEval& ev, const NestedLoopDesc& nld,
 
 /// _set_fetch: the blocking's fetch counts (fetch_counts, above).
 void set_fetch(LoopBlockingEval& ev, const NestedLoopDesc& nld) {
-  ev.fetch = fetch_counts(nld.data_loops, nld.regf_reusable, nld.rw_data, ev.blocking);
+  ev.fetch = fetch_counts(nld.data_loops, nld.regf_reusable, nld.rw_data, ev.blocking, nld.loopcnt);
   ev.fetch_computed = true;
 }
 
@@ -161,11 +191,15 @@ LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blockin
   ev.blocking = blocking;
   std::int64_t lcnt = 1;
   for (auto l : all_values<LoopDim>()) {
-    const std::int64_t p = bl_tp(blocking, l, 0, 3);
-    KAPLA_ASSERT(p == nld.loopcnt[l],
-                 "LoopBlocking: blocking factors do not multiply to the "
-                 "loop count");
-    lcnt *= p;
+    const std::int64_t n = nld.loopcnt[l];
+    if (bl_tp(blocking, l, 0, 3) != n) {
+      KAPLA_ASSERT(options.imperfect == model::Imperfect::Full,
+                   "LoopBlocking: blocking factors do not multiply to the loop count");
+      KAPLA_ASSERT(
+          blocks_cover(blocking.bl_ts[0][l], blocking.bl_ts[1][l], blocking.bl_ts[2][l], n),
+          "LoopBlocking: trip counts do not cover the loop count with a remainder");
+    }
+    lcnt *= n;  // the passes run; Π trip counts >= lcnt counts padded ones
   }
   for (const auto& ord : blocking.bl_ords) {
     unsigned seen = 0;

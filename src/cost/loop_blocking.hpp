@@ -20,8 +20,9 @@ namespace kapla::cost {
 
 /// Blocking factors and loop orders (the reference's bl_ts, bl_ords).
 struct LoopBlocking {
-  /// bl_ts[level][loop]: level 0 = outermost (DRAM->GBUF), 1 = GBUF->REGF, 2 = inside REGF.
-  /// Π over levels = the NLD's loopcnt.
+  /// bl_ts[level][loop]: trip counts, level 0 = outermost (DRAM->GBUF), 1 = GBUF->REGF,
+  /// 2 = inside REGF. Π over levels = the NLD's loopcnt (exact factors), or, with
+  /// `imperfect: full`, a cover of it with a remainder (blocks_cover, docs/imperfect.md).
   std::array<PerLoopDim<std::int64_t>, 3> bl_ts{};
   /// bl_ords[level][loop] for levels 0 and 1: the loop's position, 0 = innermost.
   std::array<PerLoopDim<int>, 2> bl_ords{};
@@ -65,6 +66,7 @@ struct LoopBlockingEval {
   /// The scheme; bl_ords[1] as rewritten by buffer sharing.
   LoopBlocking blocking;
   bool ords_changed_by_bufshr = false;
+  /// Processing passes run: Π loopcnt (a blocking with a remainder runs no padded pass).
   std::int64_t lcnt = 0;
   std::array<PerDataCategory<std::int64_t>, 2> unit_cnt{};
   PerDataCategory<bool> stored_in_gbuf{};
@@ -102,9 +104,27 @@ struct LoopBlockingEval {
   }
 };
 
+/// Whether trip counts (t0, t1, t2) of one loop block its count n (docs/imperfect.md, `full`):
+/// exact factors (t0 t1 t2 = n), or a cover with a remainder in which no block is empty:
+/// REGF blocks of t2 units (t2 <= n) make m = ceil(n / t2) of them, GBUF blocks of t1 of those
+/// (t1 <= m), t0 = ceil(m / t1) of those; only the last block of each level may be partial.
+bool blocks_cover(std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t n);
+
+/// How many blocks of each level run in all, per loop: trips_above[k][l] = the reference's
+/// T_l^{0:k} (Π of the trip counts of the levels above k), which for a blocking with a
+/// remainder is the real count ceil(n_l / T_l^{k:3}) (no padded block counted): it differs from
+/// the product only at k = 2 (ceil(n / t2) <= t0 t1).
+std::array<PerLoopDim<std::int64_t>, 3> trips_above(const LoopBlocking& b,
+                                                    const PerLoopDim<std::int64_t>& loopcnt);
+
 /// Fetch counts of a blocking (§7.3, with the fork's REGF rule §12.2): fetch[0][d] brings d
 /// from DRAM into GBUF, fetch[1][d] from GBUF into REGF (before filter pinning). The cost
 /// model's own, exported so that the directive searches decide GBUF storage as it does.
+/// `loopcnt` is the NLD's (the real counts a blocking with a remainder covers).
+std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
+    const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
+    DataCategory rw_data, const LoopBlocking& b, const PerLoopDim<std::int64_t>& loopcnt);
+/// The same for a blocking of exact factors (K's directives): the loop counts are its products.
 std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
     const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
     DataCategory rw_data, const LoopBlocking& b);
@@ -118,8 +138,8 @@ inline bool reused_in_gbuf(const std::array<PerDataCategory<std::int64_t>, 2>& f
 
 /// Evaluates one scheme. `bufshr` is the partition's sharing scheme (used only with
 /// options.hw_gbuf_sharing / hw_access_forwarding); `costs` prices access_cost.
-/// Preconditions (InternalError otherwise): Π_level bl_ts = nld.loopcnt, bl_ords are
-/// permutations. Never throws for infeasible schemes.
+/// Preconditions (InternalError otherwise): Π_level bl_ts = nld.loopcnt, or blocks_cover with
+/// options.imperfect == full; bl_ords are permutations. Never throws for infeasible schemes.
 LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlocking& blocking,
                                         const mapping::Resource& resource,
                                         const mapping::BufShrScheme& bufshr,

@@ -74,6 +74,31 @@ std::vector<std::array<std::int64_t, 3>> factorize3(std::int64_t n) {
   return out;
 }
 
+std::vector<std::int64_t> block_candidates(std::int64_t m) {
+  std::vector<std::int64_t> out;
+  // ceil(m / q) is non-increasing in q: collect it where it changes, then reverse.
+  for (std::int64_t q = 1; q <= m; ++q) {
+    const std::int64_t b = (m + q - 1) / q;
+    if (out.empty() || out.back() != b) out.push_back(b);
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::array<std::int64_t, 3>> loop_blockings3(std::int64_t n, bool remainders) {
+  auto out = factorize3(n);
+  if (!remainders) return out;
+  for (std::int64_t t2 : block_candidates(n)) {
+    const std::int64_t m = (n + t2 - 1) / t2;
+    for (std::int64_t t1 : block_candidates(m)) {
+      const std::int64_t t0 = (m + t1 - 1) / t1;
+      if (t0 * t1 * t2 == n) continue;  // exact: already listed, in the reference's order
+      out.push_back({t0, t1, t2});
+    }
+  }
+  return out;
+}
+
 bool loop_blocking_better(const LoopBlockingEval& a, const LoopBlockingEval& b, model::Goal goal) {
   const double ca = a.access_cost, cb = b.access_cost, ta = a.time(), tb = b.time();
   switch (goal) {
@@ -259,13 +284,16 @@ std::vector<LoopBlockingEval> search_loop_blocking(const NestedLoopDesc& nld,
     // Invalid schemes never displace valid ones whatever the variant (§12.5: the fork drops
     // them first; upstream ranks them last with key +inf), so one stable top-k serves both.
     TopK top(static_cast<std::size_t>(std::max(options.ntops, 0)), options.opt_goal);
-    for_each_loop_blocking(nld, constraint, [&](const LoopBlocking& b) {
-      auto ev = evaluate_loop_blocking(nld, b, resource, bufshr, options, costs);
-      ++st.evaluated;
-      if (!ev.valid()) return;
-      ++st.valid;
-      top.offer(ev);
-    });
+    for_each_loop_blocking(
+        nld, constraint,
+        [&](const LoopBlocking& b) {
+          auto ev = evaluate_loop_blocking(nld, b, resource, bufshr, options, costs);
+          ++st.evaluated;
+          if (!ev.valid()) return;
+          ++st.valid;
+          top.offer(ev);
+        },
+        options.imperfect == model::Imperfect::Full);
     out = top.take();
   }
   if (stats) *stats = st;

@@ -31,12 +31,25 @@ bool skip_conv(const LoopBlocking& b);
 /// The 3-level factorisations of n in the reference's order (util.factorize(n, 3)).
 std::vector<std::array<std::int64_t, 3>> factorize3(std::int64_t n);
 
+/// Ruby-T block sizes of a count m (docs/imperfect.md): for each trip count q = 1..m the
+/// smallest block that makes it, ceil(m / q); distinct, ascending. A larger block with the same
+/// trip count only pads more.
+std::vector<std::int64_t> block_candidates(std::int64_t m);
+
+/// The 3-level trip counts of a loop count n: factorize3(n), then with `remainders` (imperfect:
+/// full) every cover with a remainder built from Ruby-T blocks: t2 in block_candidates(n),
+/// t1 in block_candidates(ceil(n / t2)), t0 = ceil(ceil(n / t2) / t1) (blocks_cover), ascending
+/// in (t2, t1), each triple once.
+std::vector<std::array<std::int64_t, 3>> loop_blockings3(std::int64_t n, bool remainders);
+
 /// Calls f(const LoopBlocking&) for every scheme the exhaustive search evaluates, in its order:
 /// (tifm, tofm) sub-spaces, then tbat, then (ord0, ord1) lexicographic; skip_conv applied to
-/// Conv-loop NLDs; constraint applied.
+/// Conv-loop NLDs; constraint applied. With `remainders` a loop not fixed by the constraint
+/// also takes trip counts with a remainder (loop_blockings3); a constrained loop keeps exact
+/// factors (the pipeline's blocks are equal).
 template <class F>
 void for_each_loop_blocking(const NestedLoopDesc& nld, const TopBlockingConstraint& constraint,
-                            F&& f);
+                            F&& f, bool remainders = false);
 
 /// Comparison key of the goal (§7.7.1): e (access_cost, time), d (time, access_cost),
 /// ed access_cost * time. Strict "better than".
@@ -69,12 +82,12 @@ std::vector<LoopBlocking> solve_loop_blocking(const NestedLoopDesc& nld,
 
 template <class F>
 void for_each_loop_blocking(const NestedLoopDesc& nld, const TopBlockingConstraint& constraint,
-                            F&& f) {
+                            F&& f, bool remainders) {
   static constexpr int kPerm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
                                       {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  const auto ti = factorize3(nld.loopcnt[LoopDim::Ifm]);
-  const auto to = factorize3(nld.loopcnt[LoopDim::Ofm]);
-  const auto tb = factorize3(nld.loopcnt[LoopDim::Bat]);
+  const auto ti = loop_blockings3(nld.loopcnt[LoopDim::Ifm], remainders && constraint.topifm == 0);
+  const auto to = loop_blockings3(nld.loopcnt[LoopDim::Ofm], remainders && constraint.topofm == 0);
+  const auto tb = loop_blockings3(nld.loopcnt[LoopDim::Bat], remainders && constraint.topbat == 0);
   const bool conv = nld.has_conv_data_loops();
   LoopBlocking b;
   for (const auto& fi : ti) {

@@ -166,6 +166,9 @@ model::SearchOptions parse_options(const json& j, const std::string& model_field
   o.cost_model = variant_of(model_field);
   // kapla's extension (absent from the reference's records: off, as nn_dataflow has no variants).
   if (j.contains("rs_fold_variants")) o.rs_fold_variants = j.at("rs_fold_variants").get<bool>();
+  // kapla's extension, written by scheme records when not none (docs/imperfect.md).
+  if (j.contains("imperfect"))
+    o.imperfect = model::parse_imperfect(j.at("imperfect").get<std::string>());
   return o;
 }
 

@@ -71,21 +71,26 @@ json cost_json(const model::UnitCosts& c) {
 json options_json(const model::SearchOptions& o) {
   json bypass = json::array();
   for (auto d : all_values<DataCategory>()) bypass.push_back(o.sw_gbuf_bypass[d]);
-  return {{"sw_gbuf_bypass", bypass},
-          {"sw_solve_loopblocking", o.sw_solve_loopblocking},
-          {"hw_access_forwarding", o.hw_access_forwarding},
-          {"hw_gbuf_sharing", o.hw_gbuf_sharing},
-          {"hw_gbuf_save_writeback", o.hw_gbuf_save_writeback},
-          {"partition_hybrid", o.partition_hybrid},
-          {"partition_batch", o.partition_batch},
-          {"partition_ifmaps", o.partition_ifmaps},
-          {"partition_interlayer", o.partition_interlayer},
-          {"layer_pipeline_time_ovhd", number(o.layer_pipeline_time_ovhd)},
-          {"layer_pipeline_max_degree", number(o.layer_pipeline_max_degree)},
-          {"layer_pipeline_opt", o.layer_pipeline_opt},
-          {"opt_goal", std::string(model::goal_name(o.opt_goal))},
-          {"ntops", o.ntops},
-          {"rs_fold_variants", model::fold_variants_on(o)}};  // the priced, effective value
+  json j = {{"sw_gbuf_bypass", bypass},
+            {"sw_solve_loopblocking", o.sw_solve_loopblocking},
+            {"hw_access_forwarding", o.hw_access_forwarding},
+            {"hw_gbuf_sharing", o.hw_gbuf_sharing},
+            {"hw_gbuf_save_writeback", o.hw_gbuf_save_writeback},
+            {"partition_hybrid", o.partition_hybrid},
+            {"partition_batch", o.partition_batch},
+            {"partition_ifmaps", o.partition_ifmaps},
+            {"partition_interlayer", o.partition_interlayer},
+            {"layer_pipeline_time_ovhd", number(o.layer_pipeline_time_ovhd)},
+            {"layer_pipeline_max_degree", number(o.layer_pipeline_max_degree)},
+            {"layer_pipeline_opt", o.layer_pipeline_opt},
+            {"opt_goal", std::string(model::goal_name(o.opt_goal))},
+            {"ntops", o.ntops},
+            {"rs_fold_variants", model::fold_variants_on(o)}};  // the priced, effective value
+  // Only when not none, so the reference's records are unchanged: a blocking with a remainder
+  // is priced only under full (docs/imperfect.md).
+  if (o.imperfect != model::Imperfect::None)
+    j["imperfect"] = std::string(model::imperfect_name(o.imperfect));
+  return j;
 }
 
 json part_json(const mapping::PartitionScheme& p) {

@@ -163,12 +163,6 @@ void validate(const SearchOptions& o) {
   if (o.partition_ifmaps && !o.partition_hybrid) {
     throw InputError("partition_ifmaps: requires partition_hybrid");
   }
-  if (o.imperfect == Imperfect::Full) {
-    // Refused rather than searched as spatial: a result must come from the space it names.
-    throw InputError(
-        "imperfect: full (temporal blocks with a remainder) is not built yet; use none or "
-        "spatial (docs/imperfect.md)");
-  }
   limits::check_int("ntops", o.ntops, 1, limits::kMaxTops);
   limits::check_real("layer_pipeline_time_ovhd", o.layer_pipeline_time_ovhd, 0,
                      limits::kMaxPipelineKnob, true);

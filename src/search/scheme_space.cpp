@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
+#include "cost/loop_blocking_search.hpp"
 #include "mapping/gen_partition.hpp"
 #include "pricing/fixed_scheme.hpp"
 
@@ -119,8 +120,8 @@ constexpr std::uint64_t kOrderPairs = 36;
 
 // ---- The space ---------------------------------------------------------------------------
 
-SchemeSpace::SchemeSpace(SpaceShape shape, PerLoopDim<std::int64_t> top)
-    : shape_(std::move(shape)), top_(top) {
+SchemeSpace::SchemeSpace(SpaceShape shape, PerLoopDim<std::int64_t> top, bool remainders)
+    : shape_(std::move(shape)), top_(top), remainders_(remainders) {
   build();
 }
 
@@ -142,7 +143,7 @@ SchemeSpace SchemeSpace::of_problem(const pricing::LayerProblem& problem) {
   top[LoopDim::Ifm] = problem.constraint.topifm;
   top[LoopDim::Ofm] = problem.constraint.topofm;
   top[LoopDim::Bat] = problem.constraint.topbat;
-  SchemeSpace space(std::move(shape), top);
+  SchemeSpace space(std::move(shape), top, problem.options.imperfect == model::Imperfect::Full);
   space.parts_ = parts;
   space.nlds_ = std::move(nlds);
   return space;
@@ -158,6 +159,11 @@ int SchemeSpace::factor_list_id(LoopDim l, std::int64_t n) {
       if (top_[l] != 0 && f[0] != top_[l]) continue;
       list.push_back({f[0], f[1], f[2]});
     }
+    // imperfect: full adds B's covers with a remainder after the exact factors (a constrained
+    // loop keeps exact factors, as in B).
+    if (remainders_ && top_[l] == 0)
+      for (const auto& f : cost::loop_blockings3(n, true))
+        if (f[0] * f[1] * f[2] != n) list.push_back(f);
   }
   factor_keys_.push_back(key);
   factor_lists_.push_back(std::move(list));
@@ -297,6 +303,7 @@ std::vector<std::int64_t> distinct_primes(std::int64_t n) {
 }  // namespace
 
 bool SchemeSpace::move_factor(SchemePoint& p, Rng& rng) const {
+  if (remainders_) return move_block(p, rng);
   // (loop, from level, to level) triples; level 0 is fixed for constrained loops.
   std::vector<std::array<int, 3>> moves;
   for (auto l : all_values<LoopDim>()) {
@@ -315,6 +322,31 @@ bool SchemeSpace::move_factor(SchemePoint& p, Rng& rng) const {
   const auto prime = primes[rng.uniform(primes.size())];
   p.bl_ts[m[1]][l] /= prime;
   p.bl_ts[m[2]][l] *= prime;
+  return true;
+}
+
+// With remainders a prime moved between levels rarely gives another cover in the lists: the
+// local move is to a nearby triple of one loop's list instead (the list is ascending in the
+// REGF block t2, then the GBUF trip count t1, after the exact factors).
+bool SchemeSpace::move_block(SchemePoint& p, Rng& rng) const {
+  const auto slot = nest_of(p.part_index, p.nld_index);
+  if (!slot) return false;
+  const Nest& n = nests_[*slot];
+  std::vector<LoopDim> loops;
+  for (auto l : all_values<LoopDim>())
+    if (factors(n, l).size() > 1) loops.push_back(l);
+  if (loops.empty()) return false;
+  const auto l = loops[rng.uniform(loops.size())];
+  const auto& list = factors(n, l);
+  const std::array<std::int64_t, 3> f{p.bl_ts[0][l], p.bl_ts[1][l], p.bl_ts[2][l]};
+  const auto at = static_cast<std::int64_t>(std::find(list.begin(), list.end(), f) - list.begin());
+  constexpr std::int64_t kReach = 2;
+  const auto size = static_cast<std::int64_t>(list.size());
+  const std::int64_t lo = std::max<std::int64_t>(0, at - kReach);
+  const std::int64_t hi = std::min<std::int64_t>(size - 1, at + kReach);
+  auto k = lo + static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(hi - lo)));
+  if (k >= at) ++k;  // any other triple within reach
+  for (int lv = 0; lv < 3; ++lv) p.bl_ts[lv][l] = list[static_cast<std::size_t>(k)][lv];
   return true;
 }
 

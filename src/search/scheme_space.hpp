@@ -61,7 +61,8 @@ class Rng {
 
 /// One point of the space: indexes of the partition and of the NLD (in the map strategy's
 /// order for that partition), blocking factors bl_ts[level][loop] (level 0 = DRAM/top,
-/// 1 = GBUF, 2 = REGF; product over levels = NLD loop count) and the loop positions
+/// 1 = GBUF, 2 = REGF; product over levels = NLD loop count, or with imperfect: full a cover
+/// with a remainder, cost::blocks_cover) and the loop positions
 /// bl_ords[level][loop] at levels 0 and 1 (0 = innermost).
 struct SchemePoint {
   int part_index = 0;
@@ -91,11 +92,15 @@ using SpaceShape = std::vector<std::vector<PerLoopDim<std::int64_t>>>;
 class SchemeSpace {
  public:
   /// A space over an explicit shape (tests, toy spaces). `top` fixes the level-0 factor of a
-  /// loop when non-zero (the scheduling constraint's topifm/topofm/topbat).
-  explicit SchemeSpace(SpaceShape shape, PerLoopDim<std::int64_t> top = {});
+  /// loop when non-zero (the scheduling constraint's topifm/topofm/topbat). `remainders`
+  /// (imperfect: full) adds B's blockings with a remainder (cost::loop_blockings3) after the
+  /// exact factors of every unconstrained loop.
+  explicit SchemeSpace(SpaceShape shape, PerLoopDim<std::int64_t> top = {},
+                       bool remainders = false);
 
   /// The space strategy B searches for `problem` (gen_partition x the array mapping's NLDs x
-  /// factorize x 36 order pairs), with the NLDs and partitions kept for evaluation.
+  /// factorize x 36 order pairs; with imperfect: full the blockings with a remainder too), with
+  /// the NLDs and partitions kept for evaluation.
   static SchemeSpace of_problem(const pricing::LayerProblem& problem);
 
   /// Number of points (every combination; 0 if nothing can be built).
@@ -140,10 +145,12 @@ class SchemeSpace {
   std::optional<int> nest_of(int part, int nld) const;
   SchemePoint with_nest(const SchemePoint& p, int part, int nld) const;
   bool move_factor(SchemePoint& p, Rng& rng) const;
+  bool move_block(SchemePoint& p, Rng& rng) const;
 
   // Description.
   SpaceShape shape_;
   PerLoopDim<std::int64_t> top_{};
+  bool remainders_ = false;
   std::vector<mapping::PartitionScheme> parts_;
   std::vector<std::vector<cost::NestedLoopDesc>> nlds_;
   // Index.

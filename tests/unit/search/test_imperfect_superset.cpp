@@ -1,5 +1,7 @@
 // B with imperfect: spatial searches a superset of B's space (issue 18 part 4): on golden
 // multi-node layers it is never worse under the record's goal, and with none it is B itself.
+// B with full (temporal blocks with a remainder) searches a superset of spatial's: never worse
+// on golden single-node layers; K and S search the spatial space under full.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -45,6 +47,56 @@ TEST(ImperfectSuperset, BSpatialNeverWorseOnGoldenMultiNodeLayers) {
   EXPECT_EQ(checked, 5);
   std::cout << "[imperfect_superset] spatial strictly better on " << better << " of " << checked
             << "\n";
+}
+
+/// A strategy's results for `p` with imperfect: spatial, then with full.
+template <class S>
+auto spatial_and_full(S& strategy, pricing::LayerProblem p) {
+  p.options.imperfect = model::Imperfect::Spatial;
+  auto rs = strategy.search(p, {});
+  p.options.imperfect = model::Imperfect::Full;
+  return std::pair{std::move(rs), strategy.search(p, {})};
+}
+
+TEST(ImperfectSuperset, BFullNeverWorseThanSpatialOnGoldenLayers) {
+  int checked = 0, better = 0;
+  const auto b = make_layer_strategy("exhaustive");
+  for (const auto& g : testing::golden_layers(testing::golden_ids())) {
+    SCOPED_TRACE(g.id);
+    const auto [rs, rf] = spatial_and_full(*b, g.problem);
+    ASSERT_FALSE(rs.empty());
+    ASSERT_FALSE(rf.empty());
+    const auto goal = g.problem.options.opt_goal;
+    EXPECT_FALSE(model::goal_less(rs[0].cost, rs[0].time, rf[0].cost, rf[0].time, goal))
+        << "spatial " << rs[0].cost << " " << rs[0].time << ", full " << rf[0].cost << " "
+        << rf[0].time;
+    // One node: spatial is B itself, the record's optimum.
+    EXPECT_TRUE(io::golden::rel_equal(rs[0].cost, g.b_cost));
+    better += model::goal_less(rf[0].cost, rf[0].time, rs[0].cost, rs[0].time, goal) ? 1 : 0;
+    ++checked;
+    std::cout << "[imperfect_superset] " << g.id << " spatial " << rs[0].cost << " / " << rs[0].time
+              << ", full " << rf[0].cost << " / " << rf[0].time << "\n";
+  }
+  EXPECT_EQ(checked, 10);
+  EXPECT_GT(better, 0);
+  std::cout << "[imperfect_superset] full strictly better on " << better << " of " << checked
+            << "\n";
+}
+
+// K and S express no remainder yet (docs/imperfect.md): under full they search the spatial
+// space, so they return exactly their spatial results.
+TEST(ImperfectSuperset, KAndSSearchTheSpatialSpaceUnderFull) {
+  for (const char* name : {"kapla", "directive-exhaustive"}) {
+    const auto s = make_layer_strategy(name);
+    for (const auto& g : testing::golden_layers({"ls-case-0011", "ls-case-0045"})) {
+      SCOPED_TRACE(std::string(name) + " " + g.id);
+      const auto [rs, rf] = spatial_and_full(*s, g.problem);
+      ASSERT_FALSE(rs.empty());
+      ASSERT_EQ(rf.size(), rs.size());
+      EXPECT_EQ(rf[0].cost, rs[0].cost);
+      EXPECT_EQ(rf[0].time, rs[0].time);
+    }
+  }
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "core/math.hpp"
+#include "cost/loop_blocking.hpp"
+#include "cost/loop_blocking_search.hpp"
 #include "mapping/gen_partition.hpp"
 #include "sampling_fixtures.hpp"
 
@@ -139,6 +141,54 @@ TEST(SchemeSpace, OfProblemUsesBsPartitionsAndContainsBsOptimum) {
     ASSERT_TRUE(s.has_value());
     EXPECT_TRUE(io::golden::rel_equal(s->cost, g.b_cost)) << s->cost << " vs " << g.b_cost;
     EXPECT_TRUE(io::golden::rel_equal(s->time, io::golden::to_double(g.top.at("time"))));
+  }
+}
+
+// imperfect: full (docs/imperfect.md): every unconstrained loop also takes B's covers with a
+// remainder, after the exact factors; the index stays a bijection, samples and neighbours stay
+// inside, and a constrained loop keeps exact factors.
+TEST(SchemeSpace, RemaindersWidenEveryUnconstrainedLoop) {
+  const SpaceShape shape{{{{7, 12, 1}}, {{6, 16, 4}}}, {{{24, 5, 2}}}};
+  std::uint64_t want = 0;
+  for (const auto& part : shape)
+    for (const auto& cnt : part) {
+      std::uint64_t n = 36;
+      for (auto l : all_values<LoopDim>()) n *= cost::loop_blockings3(cnt[l], true).size();
+      want += n;
+    }
+  const SchemeSpace wide(shape, {}, true);
+  EXPECT_EQ(wide.size(), want);
+  EXPECT_GT(wide.size(), SchemeSpace(shape).size());
+  // The exact points keep their factor tuples (listed first): every exact point is inside.
+  const SchemeSpace exact(shape);
+  for (std::uint64_t i = 0; i < exact.size(); i += 11) EXPECT_TRUE(wide.contains(exact.at(i)));
+  int with_remainder = 0;
+  for (std::uint64_t i = 0; i < wide.size(); i += 13) {
+    const auto p = wide.at(i);
+    ASSERT_EQ(wide.index_of(p), i);
+    const auto& cnt = wide.loopcnt(p.part_index, p.nld_index);
+    bool rem = false;
+    for (auto l : all_values<LoopDim>()) {
+      EXPECT_TRUE(cost::blocks_cover(p.bl_ts[0][l], p.bl_ts[1][l], p.bl_ts[2][l], cnt[l]));
+      rem = rem || p.bl_ts[0][l] * p.bl_ts[1][l] * p.bl_ts[2][l] != cnt[l];
+    }
+    with_remainder += rem ? 1 : 0;
+  }
+  EXPECT_GT(with_remainder, 0);
+  Rng rng(11);
+  auto p = wide.sample(rng);
+  for (int i = 0; i < 3000; ++i) {
+    const auto q = wide.neighbour(p, rng);
+    ASSERT_TRUE(wide.contains(q));
+    EXPECT_FALSE(q == p);
+    p = q;
+  }
+  const SchemeSpace top(shape, PerLoopDim<std::int64_t>{{0, 0, 1}}, true);
+  for (std::uint64_t i = 0; i < top.size(); i += 17) {
+    const auto q = top.at(i);
+    const auto& cnt = top.loopcnt(q.part_index, q.nld_index);
+    EXPECT_EQ(q.bl_ts[0][LoopDim::Bat] * q.bl_ts[1][LoopDim::Bat] * q.bl_ts[2][LoopDim::Bat],
+              cnt[LoopDim::Bat]);
   }
 }
 

@@ -202,8 +202,6 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
        "jobs/x.json: options.imperfect: must be a string, got true"},
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": 3",
        "jobs/x.json: options.opt_goal: must be a string"},
-      {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"imperfect\": \"full\"",
-       "jobs/x.json: options.imperfect: full (temporal blocks with a remainder) is not built"},
       {"\"seeds\": [1, 7],", "\"seeds\": [1, 7],,", "jobs/x.json: line"},
       {"\"tuple_time_limit_seconds\": 60,", "\"record_schedules\": \"no\",",
        "jobs/x.json: record_schedules: must be true or false"},

@@ -104,20 +104,17 @@ void emit_document(const json& doc, const std::string& origin, const std::string
   write_emitted_layers(dir, only, layers, target, std::cerr);
 }
 
-// A results file is HDF5 (kapla's checksum block first, or HDF5's signature at 0 or 512: a
-// foreign HDF5 file is refused by the results reader, naming what it lacks); anything else is
-// read as a schedule file.
+// A results file is HDF5 (io::looks_like_hdf5, the readers' own test: a foreign HDF5 file is
+// refused by the results reader, naming what it lacks); anything else is read as a schedule
+// file.
 enum class FileKind { Results, Json, Other };
 
 FileKind kind_of(const std::string& file) {
+  if (io::looks_like_hdf5(file)) return FileKind::Results;
   std::ifstream in(file, std::ios::binary);
-  std::string head(520, '\0');
+  std::string head(512, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  constexpr std::string_view kHdf5("\x89HDF\r\n\x1a\n", 8);
-  if (head.rfind(io::kUserBlockMagic, 0) == 0 || head.rfind(kHdf5, 0) == 0 ||
-      (head.size() >= 512 + kHdf5.size() && head.compare(512, kHdf5.size(), kHdf5) == 0))
-    return FileKind::Results;
   const auto first = head.find_first_not_of(" \t\r\n");
   return first != std::string::npos && head[first] == '{' ? FileKind::Json : FileKind::Other;
 }

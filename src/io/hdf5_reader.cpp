@@ -192,16 +192,20 @@ struct RawLook {
   bool names_kapla_schema = false;
 };
 
-RawLook look_at_bytes(std::ifstream& in) {
+bool has_hdf5_signature(std::ifstream& in) {
   static constexpr std::string_view kSignature("\x89HDF\r\n\x1a\n", 8);
-  RawLook look;
   std::string head(kSignature.size(), '\0');
-  for (std::streamoff at = 0; !look.hdf5; at = at == 0 ? 512 : at * 2) {
+  for (std::streamoff at = 0;; at = at == 0 ? 512 : at * 2) {
     in.clear();
     in.seekg(at);
-    if (!in.read(head.data(), static_cast<std::streamsize>(head.size()))) break;
-    look.hdf5 = head == kSignature;
+    if (!in.read(head.data(), static_cast<std::streamsize>(head.size()))) return false;
+    if (head == kSignature) return true;
   }
+}
+
+RawLook look_at_bytes(std::ifstream& in) {
+  RawLook look;
+  look.hdf5 = has_hdf5_signature(in);
   // The name is searched in chunks that overlap by its length (a big foreign file is streamed).
   const std::string_view wanted(kAttrSchema);
   std::string window;
@@ -433,6 +437,14 @@ void label_from_expected(ResultsFile& results) {
       take_strategy_label(r.tuple, *it->second);
     }
   }
+}
+
+bool looks_like_hdf5(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string head(kUserBlockMagic.size(), '\0');
+  if (in.read(head.data(), static_cast<std::streamsize>(head.size())) && head == kUserBlockMagic)
+    return true;
+  return has_hdf5_signature(in);
 }
 
 ResultsFile read_results_file(const fs::path& file, Schedules schedules) {

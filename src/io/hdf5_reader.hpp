@@ -35,6 +35,11 @@ void take_strategy_label(sweep::Tuple& tuple, const sweep::Tuple& from);
 /// with its key: old rows resumed or merged into a newer file get the job's letters.
 void label_from_expected(ResultsFile& results);
 
+/// Whether `file` begins as an HDF5 file: kapla's user block, or HDF5's signature where the
+/// format allows it (offset 0, 512, 1024, ...), as the readers above test it. Bytes only, for
+/// choosing a reader; read_results_file still refuses a foreign or corrupt one.
+bool looks_like_hdf5(const std::filesystem::path& file);
+
 /// Same check as read_results_file, without keeping the records: the file's info.
 ResultsFileInfo check_results_file(const std::filesystem::path& file);
 

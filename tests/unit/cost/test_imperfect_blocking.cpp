@@ -214,8 +214,9 @@ TEST(ImperfectBlocking, SampledRemaindersCountTheMacsAndFit) {
             std::int64_t block = 1;
             for (auto l : all_values<LoopDim>())
               if (nld.data_loops[d].contains(l)) block *= b.bl_ts[1][l] * b.bl_ts[2][l];
-            if (ev.stored_in_gbuf[d])
+            if (ev.stored_in_gbuf[d]) {
               EXPECT_DOUBLE_EQ(ev.size[0][d], static_cast<double>(block) * nld.usize_gbuf[d]);
+            }
           }
           EXPECT_LE(regf, static_cast<double>(res.size_regf));
           EXPECT_LE(gbuf, static_cast<double>(res.size_gbuf));

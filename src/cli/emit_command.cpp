@@ -77,20 +77,20 @@ void emit_document(const json& doc, const std::string& origin, const std::string
     const auto setup = pricing::setup_partition(r.problem, r.part);
     if (r.nld_index < 0 || static_cast<std::size_t>(r.nld_index) >= setup.map.nlds.size())
       throw InputError(where + ": nld_index " + std::to_string(r.nld_index) + " out of range");
-    // The factors of each loop must multiply to the chosen NLD's loop count (the evaluator
-    // asserts it): checked products, so a huge factor is an error, not an overflow. A cover
-    // with a remainder (imperfect: full) is priced, but its nest is not emitted yet.
+    // The trip counts of each loop must multiply to the chosen NLD's loop count, or, under
+    // imperfect: full, cover it with a remainder (the evaluator asserts it; the emitter guards
+    // the last block): checked products, so a huge factor is an error, not an overflow.
     const auto& loopcnt = setup.map.nlds[static_cast<std::size_t>(r.nld_index)].loopcnt;
     for (auto l : all_values<LoopDim>()) {
       const auto& t = r.blocking.bl_ts;
       if (checked_product({t[0][l], t[1][l], t[2][l]}) == loopcnt[l]) continue;
-      if (r.problem.options.imperfect == model::Imperfect::Full &&
-          cost::blocks_cover(t[0][l], t[1][l], t[2][l], loopcnt[l]))
-        throw InputError(where + ": loop " + std::string(name_of(l)) +
-                         " is blocked with a remainder (imperfect: full); such nests are not "
-                         "emitted yet: they need a guarded last block (docs/imperfect.md)");
+      const bool cover = cost::blocks_cover(t[0][l], t[1][l], t[2][l], loopcnt[l]);
+      if (cover && r.problem.options.imperfect == model::Imperfect::Full) continue;
       throw InputError(where + ": bl_ts of loop " + std::string(name_of(l)) +
-                       " do not multiply to its loop count " + std::to_string(loopcnt[l]));
+                       (cover
+                            ? " cover its loop count " + std::to_string(loopcnt[l]) +
+                                  " with a remainder, which needs options.imperfect full"
+                            : " do not multiply to its loop count " + std::to_string(loopcnt[l])));
     }
     const auto ev = pricing::evaluate_blocking(r.problem, setup, {r.nld_index, r.blocking});
     if (!ev) throw InputError(where + ": the scheme is invalid under the cost model");

@@ -114,7 +114,7 @@ Kernel kernel_of(const LayerScheme& s, const mapping::PartLayer& pl,
 // reorder, place each category's buffer at its level (or say it bypasses GBUF), spread the
 // node partition and unfold the unit pass onto the PE array.
 std::string allo_primitives(const LayerScheme& s, const cost::LoopBlockingEval& ev,
-                            const cost::MapGeometry& geo) {
+                            const cost::MapGeometry& geo, const PerLoopDim<std::int64_t>& loopcnt) {
   constexpr std::array<const char*, 3> kTensor = {"W", "I", "O"};  // FIL, IFM, OFM
   constexpr std::array<std::array<bool, 3>, 3> kRelated = {
       {{true, true, false}, {true, false, true}, {false, true, true}}};
@@ -125,7 +125,10 @@ std::string allo_primitives(const LayerScheme& s, const cost::LoopBlockingEval& 
     const auto l = static_cast<LoopDim>(li);
     o << "//   s.split(\"" << kLoopVar[li] << "\", factors=[" << t[0][l] << ", " << t[1][l] << ", "
       << t[2][l] << "])  # -> " << kLoopVar[li] << "0, " << kLoopVar[li] << "1, " << kLoopVar[li]
-      << "2\n";
+      << "2";
+    if (t[0][l] * t[1][l] * t[2][l] != loopcnt[l])
+      o << " over " << loopcnt[l] << " units: a partial last block";
+    o << "\n";
   }
   std::vector<std::string> order;
   std::array<std::string, 2> innermost_related_axis[3];
@@ -208,6 +211,20 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   const auto& nld = map.nlds[static_cast<std::size_t>(s.nld_index)];
   const auto& geo = map.nld_geometry[static_cast<std::size_t>(s.nld_index)];
   const Kernel kernel = kernel_of(s, pl, nld, target);
+  // Each loop's trip counts cover its units, exactly or with a remainder (imperfect: full, the
+  // cost model's blocks_cover): the nest guards the last block of a level that has a remainder,
+  // GBUF (fewer REGF blocks in the last GBUF block) or REGF (fewer units in the last REGF block).
+  const auto& bt = s.eval.blocking.bl_ts;
+  std::array<PerLoopDim<bool>, 3> partial{};  // [level 1, 2]: its last block is partial
+  for (auto l : all_values<LoopDim>()) {
+    const std::int64_t n = nld.loopcnt[l];
+    if (!cost::blocks_cover(bt[0][l], bt[1][l], bt[2][l], n))
+      throw InputError("emit: layer " + s.name + ": the trip counts of loop " +
+                       std::string(name_of(l)) + " do not cover its " + std::to_string(n) +
+                       " units");
+    partial[1][l] = (n + bt[2][l] - 1) / bt[2][l] != bt[0][l] * bt[1][l];
+    partial[2][l] = n % bt[2][l] != 0;
+  }
   const bool local = kernel == Kernel::LocalRegion;
   const bool systolic = s.problem.resource.array_mapping == model::ArrayMapping::Systolic;
   const auto& ev = s.eval;
@@ -253,7 +270,7 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
     << ", blocking and orders as the cost model priced them.\n// Build: c++ -O2 THIS_FILE; run: "
        "./a.out [--count-only]. Exit 0 when every count matches the model\n// and the output "
        "equals the naive loop nest.\n";
-  o << allo_primitives(s, ev, geo);
+  o << allo_primitives(s, ev, geo, nld.loopcnt);
   o << detail::kProgramHead;
   o << "// The layer: C input channels, M output channels, N samples, EH x EW ofmap, RH x RW "
        "filter, UH x UW stride.\n";
@@ -292,10 +309,14 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   o << "// Channel pieces per unit (the NLD's IFM and OFM loop counts).\nconstexpr i64 CU = "
     << nld.loopcnt[LoopDim::Ifm] << ", MU = " << nld.loopcnt[LoopDim::Ofm] << ";\n";
   o << "// Blocking factors T[level][loop]: level 0 outermost (DRAM -> GBUF), 1 (GBUF -> REGF), "
-       "2 inside REGF.\nconstexpr i64 T[3][3] = {";
+       "2 inside REGF,\n// covering each loop's LOOPCNT units: exactly, or with a partial last "
+       "block per level (imperfect: full; trips1, trips2).\nconstexpr i64 T[3][3] = {";
   for (int bl = 0; bl < 3; ++bl)
     o << (bl ? ", " : "") << list3(t[bl][LoopDim::Ifm], t[bl][LoopDim::Ofm], t[bl][LoopDim::Bat]);
   o << "};\n";
+  o << "constexpr i64 LOOPCNT[3] = "
+    << list3(nld.loopcnt[LoopDim::Ifm], nld.loopcnt[LoopDim::Ofm], nld.loopcnt[LoopDim::Bat])
+    << ";\n";
   o << "constexpr bool STORED[3] = " << bools(ev.stored_in_gbuf)
     << ";  // kept in GBUF (else bypassed)\n";
   o << "constexpr bool REGF_REUSABLE[3] = " << bools(nld.regf_reusable) << ";\n";
@@ -351,14 +372,21 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   o << detail::kBuffers << (hls ? detail::kPeArray : detail::kBusByFormula)
     << detail::kVisitAndNode;
 
-  // The loop nest, in the scheme's order.
+  // The loop nest, in the scheme's order. A loop blocked with a remainder runs fewer trips in
+  // its last block at levels 1 and 2 (trips1, trips2): the guarded last block of Ruby-T.
   std::string indent = "  ";
   int depth = 0;
   for (int bl = 0; bl < 2; ++bl) {
     for (LoopDim l : outer_to_inner(ev.blocking.bl_ords[static_cast<std::size_t>(bl)])) {
       const int li = static_cast<int>(l);
-      o << indent << "for (x" << bl << "[" << li << "] = 0; x" << bl << "[" << li << "] < T[" << bl
-        << "][" << li << "]; ++x" << bl << "[" << li << "]) {  // " << kLoopVar[li] << bl << "\n";
+      const std::string x = "x" + std::to_string(bl) + "[" + std::to_string(li) + "]";
+      const std::string bound =
+          bl == 1 && partial[1][l]
+              ? "trips1(" + std::to_string(li) + ", x0[" + std::to_string(li) + "])"
+              : "T[" + std::to_string(bl) + "][" + std::to_string(li) + "]";
+      o << indent << "for (" << x << " = 0; " << x << " < " << bound << "; ++" << x << ") {  // "
+        << kLoopVar[li] << bl << (bl == 1 && partial[1][l] ? ", the last block partial" : "")
+        << "\n";
       indent += "  ";
       ++depth;
     }
@@ -367,9 +395,15 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
   // The level-2 loops: the loop-nest target runs them only to compute; the HLS target's PE
   // array also counts the bus words of the tiles just refilled, so it runs them always.
   if (!hls) o << indent << "if (compute)\n";
-  for (int li = 0; li < 3; ++li)
-    o << indent << "  for (x2[" << li << "] = 0; x2[" << li << "] < T[2][" << li << "]; ++x2[" << li
+  for (int li = 0; li < 3; ++li) {
+    const std::string bound = partial[2][static_cast<LoopDim>(li)]
+                                  ? "trips2(" + std::to_string(li) + ", x0[" + std::to_string(li) +
+                                        "] * T[1][" + std::to_string(li) + "] + x1[" +
+                                        std::to_string(li) + "])"
+                                  : "T[2][" + std::to_string(li) + "]";
+    o << indent << "  for (x2[" << li << "] = 0; x2[" << li << "] < " << bound << "; ++x2[" << li
       << "])\n";
+  }
   const std::string pass = hls ? "pe_array(x2, " : "unit_pass(";
   const std::string cont(pass.size(), ' ');
   o << indent << "    " << pass << "(x0[0] * T[1][0] + x1[0]) * T[2][0] + x2[0],\n"

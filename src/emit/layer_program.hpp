@@ -11,7 +11,8 @@
 //    totals scaled by the words of the real pieces over the ceil pieces' (docs/emit.md, Nodes);
 //  - the loop nest over the nested-loop description's units (IFM channel pieces, OFM channel
 //    pieces, (sample, ofmap-row fold) pairs) with the scheme's blocking factors and orders;
-//    a category's buffer at a level is refilled whenever the tile it must hold changes;
+//    a category's buffer at a level is refilled whenever the tile it must hold changes; trip
+//    counts that cover a loop with a remainder (imperfect: full) run a guarded last block;
 //  - DRAM and GBUF counts per category (a unit pass reads its GBUF data once per folded
 //    filter-row group, FOLD_H, as the model's unit pass does); the array bus (ITCN) and REGF by
 //    the row-stationary formula (Target::Loops) or counted by the PEs of the row-stationary

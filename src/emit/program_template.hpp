@@ -6,7 +6,8 @@
 namespace kapla::emit::detail {
 
 // Text before the constants.
-inline constexpr const char* kProgramHead = R"(#include <cmath>
+inline constexpr const char* kProgramHead = R"(#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,14 @@ struct Piece {
 // Text after the constants, before the loop nest.
 inline constexpr const char* kProgramCommon = R"(
 constexpr i64 HI = (EH - 1) * UH + RH, WI = (EW - 1) * UW + RW;  // the layer's ifmap rows, columns
+
+// The trips of loop l's level-1 loop in its level-0 block b0, and of its level-2 loop in its
+// level-1 block b1 (counted over the whole loop): T[1][l] and T[2][l], but fewer in the last
+// block when the trip counts cover LOOPCNT[l] with a remainder (imperfect: full).
+[[maybe_unused]] i64 trips1(int l, i64 b0) {
+  return std::min(T[1][l], (LOOPCNT[l] + T[2][l] - 1) / T[2][l] - b0 * T[1][l]);
+}
+[[maybe_unused]] i64 trips2(int l, i64 b1) { return std::min(T[2][l], LOOPCNT[l] - b1 * T[2][l]); }
 
 // A balanced split of n into k pieces: piece j's size (the first n % k pieces one longer).
 constexpr i64 piece(i64 n, i64 k, i64 j) { return n / k + (j < n % k ? 1 : 0); }
@@ -510,7 +519,7 @@ void visit(const i64* x0, const i64* x1) {
         const i64 cnt = bl == 0 ? T[0][l] : T[0][l] * T[1][l];
         if (RELATED[d][l]) {
           lo[l] = idx * span;
-          hi[l] = lo[l] + span;
+          hi[l] = std::min(lo[l] + span, LOOPCNT[l]);  // the last block may be partial
           tile = tile * cnt + idx;
           key = key * cnt + idx;
         } else if (bl == 1 && !REGF_REUSABLE[d]) {
@@ -582,8 +591,7 @@ Counts run(i64 k, bool compute) {
   run_node(compute);
   for (auto& level : buffers)
     for (auto& b : level) b.drain();
-  const i64 lo[3] = {0, 0, 0}, hi[3] = {T[0][0] * T[1][0] * T[2][0], T[0][1] * T[1][1] * T[2][1],
-                                        T[0][2] * T[1][2] * T[2][2]};
+  const i64 lo[3] = {0, 0, 0}, hi[3] = {LOOPCNT[0], LOOPCNT[1], LOOPCNT[2]};
   for (int d = 0; d < 3; ++d) {
     const double passes = static_cast<double>(PASSES[d]);
     const double share = d == IFM ? 1.0 / static_cast<double>(IFM_INPUTS) : 1.0;

@@ -40,9 +40,10 @@ full=$(total --imperfect full)
   "$spatial" "$full" || fail "B full $full is above B spatial $spatial"
 echo "ok: B full $full <= spatial $spatial"
 run --imperfect full | grep -q "imperfect full" || fail "the header does not say full"
-# A schedule with a remainder is priced again from its scheme record (which says full), but
-# its nest is not emitted: one line, exit 1. (conv5_2_a on eyeriss: 2048 input channels in 40
-# GBUF blocks of 52.)
+# A schedule with a remainder is priced again from its scheme record (which says full) and
+# emitted with a guarded last block: the program builds, runs, counts what the model counts and
+# computes the naive nest's output. (conv5_2_a on eyeriss: 2048 input channels in 40 blocks of
+# 52, the last of 20.) The same record without imperfect full is refused in one line.
 cat > "$T/c52a.json" <<'NET'
 {"name": "c52a", "source": "test", "input": {"nofm": 2048, "sofm": 7}, "externals": [],
  "layers": [{"name": "conv", "type": "Conv", "nifm": 2048, "nofm": 512, "sofm": 7, "sfil": 1}]}
@@ -50,9 +51,23 @@ NET
 echo '{"sw_gbuf_bypass": [false, false, false], "opt_goal": "ed"}' > "$T/ed.json"
 "$KAPLA" --data-dir "$DATA" schedule -q --network "$T/c52a.json" --hardware eyeriss --batch 1 \
   --options "$T/ed.json" --imperfect full --json "$T/s.json" > /dev/null
-refused "emit a remainder" "error: $T/s.json: scheme_records.conv: loop IFM is blocked with a \
-remainder (imperfect: full); such nests are not emitted yet: they need a guarded last block \
-(docs/imperfect.md)" "$KAPLA" --data-dir "$DATA" emit "$T/s.json" --out "$T/emit"
+"$KAPLA" --data-dir "$DATA" emit "$T/s.json" --out "$T/emit" 2> /dev/null
+grep -q 'x2\[0\] < trips2(0, x0\[0\] \* T\[1\]\[0\] + x1\[0\])' "$T/emit/conv.cpp" ||
+  fail "the emitted nest has no guarded last block"
+c++ -std=c++17 -O2 -o "$T/conv" "$T/emit/conv.cpp"
+"$T/conv" > "$T/out" || { cat "$T/out"; fail "the emitted remainder nest does not match the model"; }
+grep -q "equals the naive loop nest" "$T/out" && [[ $(tail -1 "$T/out") == OK ]] ||
+  fail "the emitted remainder nest's output"
+echo "ok: emit a remainder: $(grep -c 'counted=' "$T/out") counts equal the model's, output equal"
+/usr/bin/python3 - "$T/s.json" "$T/s_none.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["scheme_records"]["conv"]["inputs"]["options"]["imperfect"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+refused "emit a remainder outside full" "error: $T/s_none.json: scheme_records.conv: bl_ts of \
+loop IFM cover its loop count 2048 with a remainder, which needs options.imperfect full" \
+  "$KAPLA" --data-dir "$DATA" emit "$T/s_none.json" --out "$T/emit2"
 run --imperfect spatial | grep -q "imperfect spatial" || fail "the header does not say spatial"
 
 cat > "$T/job.json" <<JOB

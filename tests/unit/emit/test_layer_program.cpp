@@ -11,11 +11,9 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -25,6 +23,7 @@
 #include "io/golden_record.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "pricing/fixed_scheme.hpp"
+#include "program_runner.hpp"
 
 namespace kapla {
 namespace {
@@ -32,47 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 namespace golden = io::golden;
 
-struct ProgramRun {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Where this test process writes its programs.
-fs::path program_dir() {
-  return fs::temp_directory_path() / ("kapla_emit_test_" + std::to_string(::getpid()));
-}
-
-// Writes `source`, compiles it with the compiler that built the tests and runs it.
-// `flags`: the warnings (the HLS target must build warning-free, -Werror).
-ProgramRun compile_and_run(const std::string& source, const std::string& name, bool count_only,
-                           const std::string& flags = "-w") {
-  const fs::path dir = program_dir();
-  fs::create_directories(dir);
-  const fs::path src = dir / (name + ".cpp"), exe = dir / name;
-  std::ofstream(src) << source;
-  const std::string build = std::string(KAPLA_TEST_CXX) + " -std=c++17 -O1 " + flags + " -o " +
-                            exe.string() + " " + src.string() + " 2>&1";
-  ProgramRun r;
-  if (std::system(build.c_str()) != 0) {
-    r.output = "compile failed: " + build;
-    return r;
-  }
-  const std::string cmd = exe.string() + (count_only ? " --count-only" : "") + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p)) r.output += buf;
-  const int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (r.exit_code == 0) {  // a failing program stays for a look (its path is in the output)
-    fs::remove(src);
-    fs::remove(exe);
-    std::error_code kept;  // the directory goes once it is empty (not if a failure is kept)
-    fs::remove(dir, kept);
-  } else {
-    r.output += "(source kept: " + src.string() + ")\n";
-  }
-  return r;
-}
+using emit_test::compile_and_run;
+using emit_test::program_dir;
+using emit_test::ProgramRun;
 
 struct Sample {
   std::string id;

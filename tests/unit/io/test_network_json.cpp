@@ -150,6 +150,9 @@ const std::vector<std::string> kTransformerNames{"bert_base_s128",
 // The co-design zoo (docs/codesign_results.md): Thistle's workloads, MACs checked below.
 const std::vector<std::string> kCodesignNames{"resnet18", "yolo9000"};
 
+// DeepBench layers for imperfect factorisation (docs/imperfect.md), shapes checked below.
+const std::vector<std::string> kDeepBenchNames{"deepbench_conv", "deepbench_gemm"};
+
 TEST(ZooNetwork, TablesCoverExactlyTheShippedNetworks) {
   std::vector<std::string> tables;
   for (const auto& [name, record] : zoo_tables().items()) tables.push_back(name);
@@ -158,6 +161,7 @@ TEST(ZooNetwork, TablesCoverExactlyTheShippedNetworks) {
   EXPECT_EQ(tables, expected);
   expected.insert(expected.end(), kTransformerNames.begin(), kTransformerNames.end());
   expected.insert(expected.end(), kCodesignNames.begin(), kCodesignNames.end());
+  expected.insert(expected.end(), kDeepBenchNames.begin(), kDeepBenchNames.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(Catalog(KAPLA_SOURCE_DATA_DIR).list_networks(), expected);
 }
@@ -290,6 +294,59 @@ TEST(CodesignZoo, Yolo9000HasThistlesElevenStagesAndTheirMacs) {
   EXPECT_EQ(found, want);
   EXPECT_EQ(ops_split(net).macs, macs);
   EXPECT_EQ(macs, 24531022848);  // 24.5 G multiply-adds at 544x544, a third of them in conv19
+}
+
+TEST(DeepBench, ConvLayersAreTheInferenceServerTuplesAtBatchOne) {
+  // DeepBench code/kernels/conv_problems.h, inference_server_set, n = 1: (w, h, c, k, filter
+  // w, filter h, pad w, pad h, stride w, stride h). Each layer reads an external of its own.
+  struct Tuple {
+    std::int64_t w, h, c, k, s, r, pw, ph, sw, sh;
+  };
+  const std::vector<Tuple> tuples{
+      {700, 161, 1, 32, 20, 5, 0, 0, 2, 2},  {341, 79, 32, 32, 10, 5, 0, 0, 2, 2},
+      {700, 161, 1, 64, 5, 5, 1, 1, 2, 2},   {350, 80, 64, 128, 5, 5, 1, 1, 2, 2},
+      {175, 40, 128, 128, 3, 3, 1, 1, 1, 1}, {84, 20, 256, 512, 5, 5, 1, 1, 2, 2},
+      {480, 48, 1, 16, 3, 3, 1, 1, 1, 1},    {108, 108, 3, 64, 3, 3, 1, 1, 2, 2},
+      {27, 27, 128, 128, 3, 3, 1, 1, 1, 1}};
+  const auto net = Catalog(KAPLA_SOURCE_DATA_DIR).load_network("deepbench_conv");
+  ASSERT_EQ(net.size(), tuples.size());
+  ASSERT_EQ(net.externals().size(), tuples.size());
+  std::int64_t macs = 0;
+  for (std::size_t i = 0; i < tuples.size(); ++i) {
+    const auto& t = tuples[i];
+    const auto& l = net.layer(i);
+    const PhyDim2 ofm{(t.h + 2 * t.ph - t.r) / t.sh + 1, (t.w + 2 * t.pw - t.s) / t.sw + 1};
+    EXPECT_EQ(l.type, model::LayerType::Conv) << i;
+    EXPECT_EQ(l.nifm, t.c) << i;
+    EXPECT_EQ(l.nofm, t.k) << i;
+    EXPECT_EQ(l.sofm, ofm) << i;
+    EXPECT_EQ(l.sfil, (PhyDim2{t.r, t.s})) << i;
+    EXPECT_EQ(l.strd, (PhyDim2{t.sh, t.sw})) << i;
+    macs += t.k * t.c * ofm.h * ofm.w * t.r * t.s;
+  }
+  // Ruby's DeepSpeech layer: 341x79x32 input, 5x10 filter, 38x166 output.
+  EXPECT_EQ(net.layer(1).sofm, (PhyDim2{38, 166}));
+  EXPECT_EQ(ops_split(net).macs, macs);
+  EXPECT_EQ(macs, 4200802432);
+}
+
+TEST(DeepBench, GemmsAreOneByOneConvsOverNPositions) {
+  // gemm_problems.h, inference_server_set: (M, N, K) as nofm M, nifm K, sofm 1 x N.
+  const std::vector<std::array<std::int64_t, 3>> mnk{
+      {35, 700, 2048}, {1024, 700, 512}, {5124, 700, 2048}, {7680, 1, 2560}};
+  const auto net = Catalog(KAPLA_SOURCE_DATA_DIR).load_network("deepbench_gemm");
+  ASSERT_EQ(net.size(), mnk.size());
+  std::int64_t macs = 0;
+  for (std::size_t i = 0; i < mnk.size(); ++i) {
+    const auto [m, n, k] = mnk[i];
+    const auto& l = net.layer(i);
+    EXPECT_EQ(l.nofm, m) << i;
+    EXPECT_EQ(l.nifm, k) << i;
+    EXPECT_EQ(l.sofm, (PhyDim2{1, n})) << i;
+    EXPECT_EQ(l.sfil, (PhyDim2{1, 1})) << i;
+    macs += m * n * k;
+  }
+  EXPECT_EQ(ops_split(net).macs, macs);
 }
 
 TEST(TransformerZoo, GroupedQueryAttentionSharesEachKvHeadAcrossItsQueryHeads) {

@@ -51,10 +51,11 @@ TEST(Catalog, UnknownNamesListTheKnownOnes) {
 TEST(Catalog, ShippedNetworkNames) {
   const Catalog catalog(KAPLA_SOURCE_DATA_DIR);
   const std::string msg = input_error_of([&] { catalog.load_network("alexnet"); });
-  EXPECT_EQ(msg.rfind("unknown network 'alexnet'; known: alex_net, alex_net_bp, bert_base_s128, "
-                      "bert_base_s512, bert_base_s512_2d, googlenet,",
-                      0),
-            0u)
+  EXPECT_EQ(
+      msg.rfind("unknown network 'alexnet'; known: alex_net, alex_net_bp, bert_base_s128, "
+                "bert_base_s512, bert_base_s512_2d, deepbench_conv, deepbench_gemm, googlenet,",
+                0),
+      0u)
       << msg;
 }
 

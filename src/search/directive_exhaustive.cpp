@@ -24,6 +24,7 @@ class CountingOracle final : public kapla::LayerOracle {
   std::int64_t batch() const override { return inner_.batch(); }
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
+  bool remainders() const override { return inner_.remainders(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return inner_.partitions();
   }

@@ -1,9 +1,11 @@
 // Blocking refinement (see blocking_descent.hpp).
 #include "search/kapla/blocking_descent.hpp"
 
+#include <array>
 #include <vector>
 
 #include "core/math.hpp"
+#include "cost/loop_blocking_search.hpp"
 #include "search/kapla/best_candidate.hpp"
 #include "search/kapla/solver_steps.hpp"
 
@@ -139,6 +141,35 @@ void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolut
         if (apply(c.blocking, moves[i]) && apply(c.blocking, moves[j])) compound.consider(c);
       }
     if (!compound.improve(sol)) break;
+  }
+}
+
+void descend_remainders(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
+  const auto top = o.top_constraint();
+  const auto nests_ref = o.nests(sol.scheme->part);
+  const NodeNest& n = nests_ref->at(static_cast<std::size_t>(sol.scheme->nest_index));
+  const auto cap = o.capacity(sol.scheme->part, sol.scheme->nest_index);
+  // S's lists (exhaustive.cpp): the exact factors, then B's covers from Ruby-T block sizes.
+  // A loop fixed by the constraint keeps its exact factors (its list stays empty).
+  PerLoopDim<std::vector<std::array<std::int64_t, 3>>> lists;
+  for (auto l : all_values<LoopDim>())
+    if (top[l] <= 0) lists[l] = cost::loop_blockings3(n.loopcnt[l], true);
+  for (int iter = 0; iter < opt.refine.blocking_steps; ++iter) {
+    const CanonicalScheme cur = *sol.scheme;
+    BestOf step{n, cap, BestCandidate(o, opt, &sol.stats, sol.score)};
+    for (auto l : all_values<LoopDim>()) {
+      const auto& bt = cur.blocking.bl_ts;
+      const std::array<std::int64_t, 3> now{bt[0][l], bt[1][l], bt[2][l]};
+      for (const auto& t : lists[l]) {
+        // One tile size at a time: the REGF block kept (another GBUF block), or the REGF
+        // blocks per GBUF block kept (another REGF block).
+        if (t == now || (t[2] != now[2] && t[1] != now[1])) continue;
+        auto c = cur;
+        for (std::size_t k = 0; k < 3; ++k) c.blocking.bl_ts[k][l] = t[k];
+        step.consider(c);
+      }
+    }
+    if (!step.improve(sol)) break;
   }
 }
 

@@ -20,4 +20,13 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
 /// (the same or opposite directions), and goes on if one of them improves.
 void descend_blocking(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
 
+/// With remainders (imperfect: full, LayerOracle::remainders), after the descent: on `sol`'s
+/// partition, nest and orders, each free loop's GBUF or REGF block is changed to another of
+/// S's trip-count triples (exact factors or Ruby-T covers with a smaller last block), one
+/// loop and one tile size at a time, while the one cost model improves (at most
+/// Refinement::blocking_steps changes). It starts from the exact descent's result and only
+/// takes strict improvements, so K with full is never worse than K with spatial; it comes
+/// last because a prime move of descend_blocking does not keep a cover a cover.
+void descend_remainders(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
+
 }  // namespace kapla::search::kapla::detail

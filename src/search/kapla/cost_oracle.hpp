@@ -41,6 +41,9 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   std::int64_t batch() const override { return eval_.problem().batch; }
   PhyDim2 node_dims() const override { return eval_.problem().resource.proc_region.dim; }
   PerLoopDim<std::int64_t> top_constraint() const override;
+  bool remainders() const override {
+    return eval_.problem().options.imperfect == model::Imperfect::Full;
+  }
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return eval_.partitions();
   }

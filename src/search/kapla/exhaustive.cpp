@@ -32,11 +32,14 @@ namespace {
 
 // Factorizations of `cnt` into (top, gbuf, regf) whose top matches the constraint, as flat
 // triples (the cost model's factorize3): one allocation per list rather than one per tuple,
-// which was ~6 % of K's time on ResNet-50's fallbacks.
+// which was ~6 % of K's time on ResNet-50's fallbacks. With `remainders` a loop free of the
+// constraint also takes B's covers with a smaller last block (cost::loop_blockings3), so S
+// searches the directives' space with Ruby-T tiles; a constrained loop stays exact, as the
+// segment's blocks must be equal.
 using Triples = std::vector<std::array<std::int64_t, 3>>;
-Triples factors(std::int64_t cnt, std::int64_t top) {
+Triples factors(std::int64_t cnt, std::int64_t top, bool remainders) {
+  if (top <= 0) return cost::loop_blockings3(cnt, remainders);
   auto all = cost::factorize3(cnt);
-  if (top <= 0) return all;
   std::erase_if(all, [&](const auto& f) { return f[0] != top; });
   return all;
 }
@@ -56,7 +59,7 @@ std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionSchem
     auto& v = seen[static_cast<std::size_t>(l)];
     for (const auto& [c, f] : v)
       if (c == cnt) return f;
-    v.emplace_back(cnt, factors(cnt, top[l]));
+    v.emplace_back(cnt, factors(cnt, top[l], o.remainders()));
     return v.back().second;
   };
   for (std::size_t ni = 0; ni < nests.size(); ++ni) {

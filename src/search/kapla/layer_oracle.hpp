@@ -43,6 +43,10 @@ class LayerOracle {
   virtual PhyDim2 node_dims() const = 0;
   /// Top-level factors required by the scheduling constraint (0 = free), per loop.
   virtual PerLoopDim<std::int64_t> top_constraint() const = 0;
+  /// Whether a loop free of the constraint may be blocked with a smaller last block
+  /// (imperfect: full, docs/imperfect.md); the cost model prices such covers only then.
+  /// Pure: a wrapper that forgot to forward it would search the exact space silently.
+  virtual bool remainders() const = 0;
   /// Every partition B's generator yields for this layer, in its order (never empty).
   virtual const std::vector<mapping::PartitionScheme>& partitions() const = 0;
   /// Indexes into partitions() of those nearest to a wanted node stacking (the greedy's step

@@ -261,6 +261,8 @@ LayerSolution solve_greedy(const MemoOracle& o, const SolverOptions& opt) {
   if (out.scheme) refine_partition(o, opt, g.best, g.best_score, out);
   if (out.scheme && opt.refine.regf_beam) detail::refit_regf(o, opt, out);
   if (out.scheme && opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, out);
+  if (out.scheme && opt.refine.blocking_steps > 0 && o.remainders())
+    detail::descend_remainders(o, opt, out);
   return out;
 }
 

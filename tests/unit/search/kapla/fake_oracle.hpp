@@ -28,6 +28,7 @@ class FakeOracle final : public LayerOracle {
   std::int64_t batch() const override { return batch_; }
   PhyDim2 node_dims() const override { return nodes_; }
   PerLoopDim<std::int64_t> top_constraint() const override { return top_; }
+  bool remainders() const override { return false; }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return parts_; }
   NestList nests(const mapping::PartitionScheme& p) const override {
     std::vector<NodeNest> out;

@@ -514,6 +514,7 @@ class OnePartition final : public kapla::LayerOracle {
   std::int64_t batch() const override { return in_.batch(); }
   PhyDim2 node_dims() const override { return in_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
+  bool remainders() const override { return in_.remainders(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return one_; }
   kapla::NestList nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
   kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {

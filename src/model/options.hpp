@@ -25,8 +25,7 @@ enum class CostModelVariant : std::uint8_t { Kapla, Tangram };
 /// beyond the reference's space. None: nn_dataflow's partitions (factors multiply to the node
 /// grid, splits within approx_dividable's overhead). Spatial: node partitions may also use a
 /// sub-grid (idle nodes) and any split whose pieces are all non-empty. Full: spatial, and the
-/// temporal blocking of B, R and M also takes blocks with a smaller last block (Ruby-T; K and
-/// S search the spatial space).
+/// temporal blocking of every strategy also takes blocks with a smaller last block (Ruby-T).
 enum class Imperfect : std::uint8_t { None, Spatial, Full };
 
 /// The member initialisers are the reference library's Option() (GBUF bypass off), which the

@@ -498,7 +498,8 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("-g,--goal", a->goal, "e, d or ed");
   sub->add_option("-t,--top", a->top, "Beam width (ntops)");
   sub->add_option("--imperfect", a->imperfect,
-                  "Imperfect factorization: none, spatial or full (docs/imperfect.md)");
+                  "Imperfect factorization: none, spatial, full, or perfect (the PE array with "
+                  "exact folds only; docs/imperfect.md)");
   sub->callback([a, bypass_opt, fold_opt, &ctx] {
     a->disable_bypass_given = bypass_opt->count() > 0;
     if (fold_opt->count() > 0) a->rs_fold_variants = a->rs_fold_flag;

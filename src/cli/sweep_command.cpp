@@ -348,7 +348,8 @@ void register_sweep_with(CLI::App& app, Context& ctx, TupleRunnerFactory factory
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   sub->add_option("--imperfect", args->imperfect,
-                  "Imperfect factorization: none, spatial or full (overrides the job's "
+                  "Imperfect factorization: none, spatial, full, or perfect (the PE array with "
+                  "exact folds only; overrides the job's "
                   "options.imperfect; docs/imperfect.md)");
   add_progress_flags(*sub, args->progress, "finished tuple", "summary");
   sub->add_option("--stop-grace", args->stop_grace,

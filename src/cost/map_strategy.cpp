@@ -35,6 +35,52 @@ void repl_fold(MapGeometry& g, PhyDim2 a) {
                "MapEyeriss: physical PE set does not fit in the array");
 }
 
+/// The smallest divisor of n that is at least f (n itself at the most): the fewest time folds
+/// that split n rows evenly.
+std::int64_t fewest_even_folds(std::int64_t n, std::int64_t f) {
+  for (std::int64_t d : divisors(n))
+    if (d >= f) return d;
+  return n;
+}
+
+/// The largest divisor of n that is at most cap (cap >= 1): the most replicas that split n
+/// channels evenly.
+std::int64_t most_even_replicas(std::int64_t n, std::int64_t cap) {
+  std::int64_t best = 1;
+  for (std::int64_t d : divisors(n))
+    if (d <= cap) best = d;
+  return best;
+}
+
+/// Timeloop's perfect factorisation of the logical PE set on the array (imperfect: perfect,
+/// docs/imperfect.md): the filter rows fold an even number of times, and the ofmap rows are
+/// split exactly as folds x wraps x columns (E = f x w x c, c <= the array's width, w <= the
+/// spare PE-row groups): the fewest folds f, then the fewest wraps. Where nn_dataflow's ceil
+/// fold is already even this is its geometry; otherwise more folds or fewer PEs.
+void exact_repl_fold(MapGeometry& g, PhyDim2 a) {
+  const PhyDim2 l = g.dim_lpeset;
+  auto [fold, repl] = detail::fold_or_replicate(l, a);
+  fold.h = fewest_even_folds(l.h, fold.h);
+  std::int64_t folds = l.w, wraps = 1;
+  for (std::int64_t f : divisors(l.w)) {
+    for (std::int64_t w : divisors(l.w / f)) {
+      if (w > repl.h) break;
+      if (l.w / (f * w) <= a.w) {
+        folds = f;
+        wraps = w;
+        break;
+      }
+    }
+    if (folds == f) break;
+  }
+  g.fold = {fold.h, folds};
+  g.repl = {repl.h / wraps, repl.w};
+  g.dim_flpeset = {l.h / fold.h, l.w / folds};
+  g.dim_ppeset = {g.dim_flpeset.h * g.repl.h * wraps, g.dim_flpeset.w * g.repl.w / wraps};
+  KAPLA_ASSERT(g.dim_ppeset.h <= a.h && g.dim_ppeset.w <= a.w,
+               "MapEyeriss: physical PE set does not fit in the array");
+}
+
 /// Unit pass of a filter layer (Conv/FC/DWConv: identical numbers since the helper layers have
 /// one input and one output channel) or a local-region layer (§6.3).
 UnitPass unit_pass(const model::Layer& L, const MapGeometry& g, CostModelVariant variant) {
@@ -88,16 +134,22 @@ UnitPass unit_pass(const model::Layer& L, const MapGeometry& g, CostModelVariant
   return up;
 }
 
-std::vector<ReplChoice> gen_repl(const model::Layer& L, std::int64_t batch, const MapGeometry& g) {
+/// `exact`: only replica counts that divide the channels (Timeloop's perfect factorisation);
+/// otherwise nn_dataflow's min(replicas, channels), whose last pass may leave replicas idle.
+std::vector<ReplChoice> gen_repl(const model::Layer& L, std::int64_t batch, const MapGeometry& g,
+                                 bool exact) {
   std::vector<ReplChoice> out;
   const bool conv = L.has_filter() && !L.is_depthwise();
+  const auto replicas = [exact](std::int64_t channels, std::int64_t cap) {
+    return exact ? most_even_replicas(channels, cap) : std::min(cap, channels);
+  };
   if (conv) {
     const std::int64_t C = L.nifm, M = L.nofm;
     double min_cnt = std::numeric_limits<double>::infinity();
     for (std::int64_t a : divisors(g.repl.h)) {
       const std::int64_t b = g.repl.h / a;
-      const std::int64_t ifms = std::min(a, C);
-      const std::int64_t ofms = std::min(b * g.repl.w, M);
+      const std::int64_t ifms = replicas(C, a);
+      const std::int64_t ofms = replicas(M, b * g.repl.w);
       ReplChoice rc;
       rc.rsz = ifms * ofms;
       rc.lcnt = {{ceil_div(C, ifms), ceil_div(M, ofms), batch * g.fold.w}};
@@ -120,7 +172,7 @@ std::vector<ReplChoice> gen_repl(const model::Layer& L, std::int64_t batch, cons
   } else {
     // Local-region and depthwise: replication only over channels.
     const std::int64_t K = L.nofm;
-    const std::int64_t ofms = std::min(g.repl.size(), K);
+    const std::int64_t ofms = replicas(K, g.repl.size());
     ReplChoice rc;
     rc.rsz = ofms;
     rc.lcnt = {{1, ceil_div(K, ofms), batch * g.fold.w}};
@@ -155,11 +207,12 @@ double utilisation(const MapGeometry& g, PhyDim2 a) {
 /// The logical set `logical` with exactly `fold_w` temporal folds of its ofmap rows and no
 /// width-to-height wrap (rows folded and replicated as nn_dataflow does), or nullopt if the
 /// folded set is wider than the array.
-std::optional<MapGeometry> fold_variant(MapGeometry g, std::int64_t fold_w, PhyDim2 a) {
+std::optional<MapGeometry> fold_variant(MapGeometry g, std::int64_t fold_w, PhyDim2 a, bool exact) {
   const PhyDim2 l = g.dim_lpeset;
   const std::int64_t folded_w = ceil_div(l.w, fold_w);
-  if (folded_w > a.w) return std::nullopt;
-  const std::int64_t fold_h = l.h > a.h ? ceil_div(l.h, a.h) : 1;
+  if (folded_w > a.w || (exact && l.w % fold_w != 0)) return std::nullopt;
+  std::int64_t fold_h = l.h > a.h ? ceil_div(l.h, a.h) : 1;
+  if (exact) fold_h = fewest_even_folds(l.h, fold_h);
   const std::int64_t repl_h = l.h > a.h ? 1 : a.h / l.h;
   g.fold = {fold_h, fold_w};
   g.repl = {repl_h, a.w / folded_w};
@@ -171,7 +224,7 @@ std::optional<MapGeometry> fold_variant(MapGeometry g, std::int64_t fold_w, PhyD
 
 /// Fold variants of nn_dataflow's geometry `canon` (see map_eyeriss): for every folded width
 /// from the array's width down to one column, the fewest folds that give it.
-std::vector<MapGeometry> fold_variants(const MapGeometry& canon, PhyDim2 a) {
+std::vector<MapGeometry> fold_variants(const MapGeometry& canon, PhyDim2 a, bool exact) {
   std::vector<MapGeometry> out;
   const std::int64_t lw = canon.dim_lpeset.w;
   std::int64_t last_fold = 0;
@@ -179,7 +232,7 @@ std::vector<MapGeometry> fold_variants(const MapGeometry& canon, PhyDim2 a) {
     const std::int64_t fold_w = ceil_div(lw, fw);
     if (fold_w == last_fold) continue;
     last_fold = fold_w;
-    const auto g = fold_variant(canon, fold_w, a);
+    const auto g = fold_variant(canon, fold_w, a, exact);
     if (!g || g->util < canon.util) continue;
     if (g->fold == canon.fold && g->repl == canon.repl) continue;
     out.push_back(*g);
@@ -190,11 +243,11 @@ std::vector<MapGeometry> fold_variants(const MapGeometry& canon, PhyDim2 a) {
 /// Appends the NLDs of geometry `g`; `drop_repeats` skips NLDs equal to an earlier one (only
 /// for variants: nn_dataflow's own list is kept as it is, repeats included, for nld_index parity).
 void append_nlds(MapResult& res, const model::Layer& L, std::int64_t batch, double occupancy,
-                 const MapGeometry& g, CostModelVariant variant, bool drop_repeats) {
+                 const MapGeometry& g, CostModelVariant variant, bool drop_repeats, bool exact) {
   const UnitPass up = unit_pass(L, g, variant);
   const auto dl = mapping::data_loops(L);
   const DataCategory rw = variant == CostModelVariant::Kapla ? L.rw_data : DataCategory::Ofm;
-  for (const auto& rc : gen_repl(L, batch, g)) {
+  for (const auto& rc : gen_repl(L, batch, g, exact)) {
     auto nld = detail::build_nld(up, rc, occupancy, dl, rw, false);
     if (drop_repeats && std::find(res.nlds.begin(), res.nlds.end(), nld) != res.nlds.end())
       continue;
@@ -207,7 +260,8 @@ void append_nlds(MapResult& res, const model::Layer& L, std::int64_t batch, doub
 }  // namespace
 
 MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupancy,
-                      PhyDim2 dim_array, CostModelVariant variant, bool fold_variants_too) {
+                      PhyDim2 dim_array, CostModelVariant variant, bool fold_variants_too,
+                      bool exact) {
   KAPLA_ASSERT(!L.is_back(),
                "MapEyeriss: back-propagation kinds must be mapped as their "
                "forward per-node layer (part_layer)");
@@ -215,25 +269,28 @@ MapResult map_eyeriss(const model::Layer& L, std::int64_t batch, double occupanc
   MapResult res;
   MapGeometry& g = res.geometry;
   g = logical_set(L);
-  repl_fold(g, dim_array);
+  if (exact)
+    exact_repl_fold(g, dim_array);
+  else
+    repl_fold(g, dim_array);
   g.util = utilisation(g, dim_array);
-  append_nlds(res, L, batch, occupancy, g, variant, false);
+  append_nlds(res, L, batch, occupancy, g, variant, false, exact);
   if (fold_variants_too) {
-    for (const auto& v : fold_variants(g, dim_array))
-      append_nlds(res, L, batch, occupancy, v, variant, true);
+    for (const auto& v : fold_variants(g, dim_array, exact))
+      append_nlds(res, L, batch, occupancy, v, variant, true, exact);
   }
   return res;
 }
 
 MapResult map_layer(model::ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
                     double occupancy, PhyDim2 dim_array, CostModelVariant variant,
-                    bool fold_variants_too) {
+                    bool fold_variants_too, bool exact) {
   if (mapping == model::ArrayMapping::Systolic) {
     KAPLA_ASSERT(variant == CostModelVariant::Kapla,
                  "the systolic mapping exists only in the KAPLA fork");
     return map_systolic(p_layer, batch, occupancy, dim_array);
   }
-  return map_eyeriss(p_layer, batch, occupancy, dim_array, variant, fold_variants_too);
+  return map_eyeriss(p_layer, batch, occupancy, dim_array, variant, fold_variants_too, exact);
 }
 
 }  // namespace kapla::cost

@@ -55,9 +55,14 @@ struct MapResult {
 /// channels (partial sums accumulated inside the array) or output channels, priced by the same
 /// unit-pass formulas. Only variants whose PE utilisation is at least nn_dataflow's are kept
 /// (they are not slower), and NLDs equal to an earlier one are dropped.
+///
+/// `exact` (imperfect: perfect, docs/imperfect.md) emulates Timeloop's perfect factorisation on
+/// the array: only folds that divide the filter rows and the ofmap rows (the ofmap rows split
+/// exactly into folds x wraps x columns) and replica counts that divide the channels, where
+/// nn_dataflow folds and replicates with ceil. Off: the reference's mapping, bit for bit.
 MapResult map_eyeriss(const model::Layer& p_layer, std::int64_t batch, double occupancy,
                       PhyDim2 dim_array, model::CostModelVariant variant,
-                      bool fold_variants = false);
+                      bool fold_variants = false, bool exact = false);
 MapResult map_systolic(const model::Layer& p_layer, std::int64_t batch, double occupancy,
                        PhyDim2 dim_array);
 /// The systolic mapping's `fold_h` folds of output positions as (row, column) pieces of the
@@ -65,9 +70,9 @@ MapResult map_systolic(const model::Layer& p_layer, std::int64_t batch, double o
 /// element of nn_dataflow util.closest_factor), columns = fold_h / rows. Its unit pass covers
 /// one such piece; the emitted loop nest (emit/) splits the ofmap the same way.
 PhyDim2 systolic_position_folds(std::int64_t fold_h);
-/// `fold_variants` applies to the row-stationary mapping only.
+/// `fold_variants` and `exact` apply to the row-stationary mapping only.
 MapResult map_layer(model::ArrayMapping mapping, const model::Layer& p_layer, std::int64_t batch,
                     double occupancy, PhyDim2 dim_array, model::CostModelVariant variant,
-                    bool fold_variants = false);
+                    bool fold_variants = false, bool exact = false);
 
 }  // namespace kapla::cost

@@ -209,7 +209,9 @@ std::vector<PartitionScheme> generate(const Target& t, std::int64_t batch, PhyDi
   std::vector<PartitionScheme> out;
   // The reference's schemes first, in its order (ties in the search go to them).
   generate_on(t, batch, dim_nodes, opt, false, out);
-  if (opt.imperfect != model::Imperfect::None && t.kind != Kind::Input) {
+  const bool wider =
+      opt.imperfect == model::Imperfect::Spatial || opt.imperfect == model::Imperfect::Full;
+  if (wider && t.kind != Kind::Input) {
     // Then the wider space's others, grid by grid (the whole grid first), each once.
     std::set<std::array<std::int64_t, 12>> seen;
     for (const auto& ps : out) seen.insert(ps.flat_key());

@@ -112,6 +112,8 @@ std::string_view imperfect_name(Imperfect m) {
       return "spatial";
     case Imperfect::Full:
       return "full";
+    case Imperfect::Perfect:
+      return "perfect";
   }
   return "?";
 }
@@ -120,7 +122,9 @@ Imperfect parse_imperfect(std::string_view s) {
   if (s == "none") return Imperfect::None;
   if (s == "spatial") return Imperfect::Spatial;
   if (s == "full") return Imperfect::Full;
-  throw InputError("imperfect: must be one of none, spatial, full; got '" + std::string(s) + "'");
+  if (s == "perfect") return Imperfect::Perfect;
+  throw InputError("imperfect: must be one of none, spatial, full, perfect; got '" +
+                   std::string(s) + "'");
 }
 
 SearchOptions kapla_option_preset(std::string_view name) {

@@ -26,7 +26,10 @@ enum class CostModelVariant : std::uint8_t { Kapla, Tangram };
 /// grid, splits within approx_dividable's overhead). Spatial: node partitions may also use a
 /// sub-grid (idle nodes) and any split whose pieces are all non-empty. Full: spatial, and the
 /// temporal blocking of every strategy also takes blocks with a smaller last block (Ruby-T).
-enum class Imperfect : std::uint8_t { None, Spatial, Full };
+/// Perfect (kapla's baseline for Ruby's comparison, docs/imperfect.md) is narrower than the
+/// reference's space: the row-stationary mapper takes only folds and replicas that divide the
+/// layer's dimensions (Timeloop's perfect factorisation on the PE array).
+enum class Imperfect : std::uint8_t { None, Spatial, Full, Perfect };
 
 /// The member initialisers are the reference library's Option() (GBUF bypass off), which the
 /// parity tests construct. What a user gets by default is default_options() below.
@@ -55,7 +58,8 @@ struct SearchOptions {
   /// that SearchOptions{} stays the reference's Option (parity tests), and an unset value that
   /// reaches the cost model without a strategy means off (fold_variants_on).
   std::optional<bool> rs_fold_variants = false;
-  /// kapla's extension: imperfect factorization (Ruby-S / Ruby-T); none = the reference's space.
+  /// kapla's extension: imperfect factorization (Ruby-S / Ruby-T); none = the reference's space;
+  /// perfect = Timeloop's perfect factorisation on the PE array (narrower than none).
   Imperfect imperfect = Imperfect::None;
 
   friend bool operator==(const SearchOptions&, const SearchOptions&) = default;
@@ -86,7 +90,7 @@ bool goal_less(double energy_a, double time_a, double energy_b, double time_b, G
 /// "e", "d" or "ed"; throws InputError otherwise.
 Goal parse_goal(std::string_view s);
 std::string_view variant_name(CostModelVariant v);
-/// "none", "spatial" or "full".
+/// "none", "spatial", "full" or "perfect".
 std::string_view imperfect_name(Imperfect m);
 /// The inverse of imperfect_name; throws InputError("imperfect: ...") otherwise.
 Imperfect parse_imperfect(std::string_view s);

@@ -12,7 +12,8 @@ namespace kapla::pricing {
 cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::PartLayer& pl) {
   return cost::map_layer(p.resource.array_mapping, pl.p_layer, pl.p_batch, pl.p_occupancy,
                          p.resource.dim_array, p.options.cost_model,
-                         model::fold_variants_on(p.options));
+                         model::fold_variants_on(p.options),
+                         p.options.imperfect == model::Imperfect::Perfect);
 }
 
 PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part) {

@@ -24,10 +24,10 @@ refused() {  # what, expected message, command...
   [[ $(cat "$T/err") == "$want" ]] || fail "$what: got '$(cat "$T/err")', expected '$want'"
   echo "ok: $what: $want"
 }
-refused "--imperfect bogus" "error: --imperfect: must be one of none, spatial, full; got 'bogus'" \
+refused "--imperfect bogus" "error: --imperfect: must be one of none, spatial, full, perfect; got 'bogus'" \
   run --imperfect bogus
 echo '{"opt_goal": "e", "imperfect": "Spatial"}' > "$T/bad.json"
-refused "options file" "error: $T/bad.json: imperfect: must be one of none, spatial, full; got \
+refused "options file" "error: $T/bad.json: imperfect: must be one of none, spatial, full, perfect; got \
 'Spatial'" run --options "$T/bad.json"
 
 none=$(total) spatial=$(total --imperfect spatial)
@@ -100,5 +100,5 @@ rc=0
 [[ $rc == 1 && $(wc -l < "$T/err") == 1 ]] && grep -q fingerprint "$T/err" ||
   { cat "$T/err"; fail "a none results file resumed under --imperfect spatial (exit $rc)"; }
 echo "ok: resume refused: $(cat "$T/err")"
-refused "sweep --imperfect bogus" "error: --imperfect: must be one of none, spatial, full; got \
+refused "sweep --imperfect bogus" "error: --imperfect: must be one of none, spatial, full, perfect; got \
 'bogus'" "$KAPLA" --data-dir "$DATA" sweep "$T/job.json" --quiet --imperfect bogus

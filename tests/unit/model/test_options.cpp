@@ -67,19 +67,20 @@ TEST(options, describe_shows_every_field) {
 TEST(options, imperfect_is_none_by_default_and_parsed_strictly) {
   EXPECT_EQ(default_options().imperfect, Imperfect::None);
   EXPECT_EQ(SearchOptions{}.imperfect, Imperfect::None);
-  for (auto m : {Imperfect::None, Imperfect::Spatial, Imperfect::Full})
+  for (auto m : {Imperfect::None, Imperfect::Spatial, Imperfect::Full, Imperfect::Perfect})
     EXPECT_EQ(parse_imperfect(imperfect_name(m)), m);
-  for (const char* bad : {"", "Spatial", "perfect", "spatial "}) {
+  for (const char* bad : {"", "Spatial", "exact", "spatial "}) {
     try {
       (void)parse_imperfect(bad);
       ADD_FAILURE() << bad;
     } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                "imperfect: must be one of none, spatial, full; got '" + std::string(bad) + "'");
+      EXPECT_EQ(
+          std::string(e.what()),
+          "imperfect: must be one of none, spatial, full, perfect; got '" + std::string(bad) + "'");
     }
   }
   SearchOptions o = default_options();
-  for (auto m : {Imperfect::None, Imperfect::Spatial, Imperfect::Full}) {
+  for (auto m : {Imperfect::None, Imperfect::Spatial, Imperfect::Full, Imperfect::Perfect}) {
     o.imperfect = m;
     EXPECT_NO_THROW(validate(o));
   }

@@ -197,7 +197,8 @@ TEST(job_json, errors_are_one_line_with_file_and_field) {
       {"\"name\": \"t\",", "", "jobs/x.json: name: missing"},
       {"[false, true, true]", "[false, true]", "jobs/x.json: options.sw_gbuf_bypass"},
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"imperfect\": \"remainders\"",
-       "jobs/x.json: options.imperfect: must be one of none, spatial, full; got 'remainders'"},
+       "jobs/x.json: options.imperfect: must be one of none, spatial, full, perfect; got "
+       "'remainders'"},
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": \"ed\", \"imperfect\": true",
        "jobs/x.json: options.imperfect: must be a string, got true"},
       {"\"opt_goal\": \"ed\"", "\"opt_goal\": 3",

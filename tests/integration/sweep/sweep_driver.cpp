@@ -295,12 +295,12 @@ int main(int argc, char** argv) {
     const auto hw = catalog.load_hardware(lp_hw);
     const auto options =
         lp_preset == "default" ? model::SearchOptions{} : model::kapla_option_preset(lp_preset);
-    TimedExhaustive b;
+    TimedExhaustive timed;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto res = schedule::run_network(net, hw, b, options, lp_batch);
+    const auto res = schedule::run_network(net, hw, timed, options, lp_batch);
     const double total =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    auto calls = b.calls;
+    auto calls = timed.calls;
     double searches = 0;
     for (const auto& c : calls) searches += c.seconds;
     std::sort(calls.begin(), calls.end(),
@@ -325,7 +325,8 @@ int main(int argc, char** argv) {
         pmin, pmax, 100 * top10 / total);
     std::printf("group-speedup ");
     for (int g = 2; g <= 1024; g *= 2) {
-      std::printf("%s%d:%.2f", g == 2 ? "" : ",", g, group_speedup(b.calls, total, g, lp_exchange));
+      std::printf("%s%d:%.2f", g == 2 ? "" : ",", g,
+                  group_speedup(timed.calls, total, g, lp_exchange));
     }
     std::printf("\n");
   });

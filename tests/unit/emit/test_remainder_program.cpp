@@ -235,8 +235,9 @@ void check_sample(const emit::LayerScheme& s, const cost::NestedLoopDesc& nld, b
   ++tally.programs;
   tally.from_b += from_b;
   tally.computed += !count_only;
-  if (!count_only)
+  if (!count_only) {
     EXPECT_NE(r.output.find("equals the naive loop nest"), std::string::npos) << what << r.output;
+  }
   bool exact = true;
   int fewer = 0;  // node lines where the nest moves fewer words than the model counts
   for (auto d : all_values<DataCategory>()) {
@@ -264,8 +265,9 @@ void check_sample(const emit::LayerScheme& s, const cost::NestedLoopDesc& nld, b
   // Each node line below the model has its whole-layer line (one node), nothing else differs.
   EXPECT_EQ(mismatches(r.output), 2 * fewer) << what << "\n" << r.output;
   EXPECT_NE(line_of(r.output, "TOTAL MACS counted="), "") << what << r.output;
-  if (!count_only)
+  if (!count_only) {
     EXPECT_EQ(line_of(r.output, "TOTAL MACS counted=").find("MISMATCH"), std::string::npos);
+  }
   EXPECT_EQ(r.exit_code, exact ? 0 : 1) << what << "\n" << r.output;
   tally.exact += exact;
   tally.b_exact += exact && from_b;

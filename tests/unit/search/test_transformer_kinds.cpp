@@ -182,7 +182,7 @@ TEST_P(TransformerLayouts, EveryStrategySchedulesTheTinyBlock) {
 
 INSTANTIATE_TEST_SUITE_P(Tiny, TransformerLayouts,
                          ::testing::Values("transformer_tiny", "transformer_tiny_2d"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& p) { return p.param; });
 
 TEST(TransformerSchedule, MatMulIsRefusedOnTheSystolicArray) {
   const auto net = tiny_block();

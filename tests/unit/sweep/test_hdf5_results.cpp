@@ -26,7 +26,7 @@ using ::testing::HasSubstr;
 sweep::SweepSpec unit_spec(std::vector<std::string> networks) {
   sweep::SweepSpec spec;
   spec.networks = std::move(networks);
-  spec.hardware = {{"edge", {1}}};
+  spec.hardware = {{"edge", {1}, {}, {}}};
   spec.strategies = {{"random", "", {}, "R", "R"}, {"kapla", "{\"x\":1}", {}, "K", "K[x=1]"}};
   return spec;
 }
@@ -304,8 +304,11 @@ TEST_F(Hdf5Results, merge_refuses_conflicts_and_other_jobs) {
     const auto merged = merge_results(order);
     ASSERT_EQ(merged.records.size(), a.records.size());
     for (const auto& m : merged.records) {
-      for (const auto& r : a.records)
-        if (r.tuple.key() == m.tuple.key()) EXPECT_EQ(m.result.schedule, r.result.schedule);
+      for (const auto& r : a.records) {
+        if (r.tuple.key() == m.tuple.key()) {
+          EXPECT_EQ(m.result.schedule, r.result.schedule);
+        }
+      }
     }
   }
 }

@@ -13,8 +13,8 @@ SweepSpec small_spec() {
   SweepSpec s;
   s.name = std::string(1, 't');  // not = "t": GCC 12 warns falsely (-Wrestrict)
   s.networks = {"n1", "n2"};
-  s.hardware = {{"edge", {1}}, {"cloud", {64, 16}}};
-  s.strategies = {{"exhaustive", "", {}}, {"random", "{\"samples\":10}", {}}};
+  s.hardware = {{"edge", {1}, {}, {}}, {"cloud", {64, 16}, {}, {}}};
+  s.strategies = {{"exhaustive", "", {}, "", ""}, {"random", "{\"samples\":10}", {}, "", ""}};
   s.seeds = {1, 2};
   s.output = "x.h5";
   return s;
@@ -49,7 +49,7 @@ TEST(expand_tuples, is_stable) {
 
 TEST(expand_tuples, rejects_duplicates) {
   SweepSpec s = small_spec();
-  s.hardware = {{"edge", {1, 1}}};
+  s.hardware = {{"edge", {1, 1}, {}, {}}};
   EXPECT_THROW(expand_tuples(s), InputError);
 }
 

@@ -18,8 +18,8 @@ SweepSpec spec_of(std::vector<std::string> networks) {
   SweepSpec s;
   s.name = "unit";
   s.networks = std::move(networks);
-  s.hardware = {{"edge", {1}}, {"cloud", {64}}};
-  s.strategies = {{"exhaustive", "", {}}, {"random", "", {}}};
+  s.hardware = {{"edge", {1}, {}, {}}, {"cloud", {64}, {}, {}}};
+  s.strategies = {{"exhaustive", "", {}, "", ""}, {"random", "", {}, "", ""}};
   s.output = "unused.h5";
   return s;
 }

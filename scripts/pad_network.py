@@ -62,6 +62,25 @@ def pad_layer(layer, multiples):
     return out, (out["nifm"], _dim((oh - 1) * sh + r, (ow - 1) * sw + s))
 
 
+def _load(path):
+    """The network file as a dict, or None after one error line on stderr."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            net = json.load(f)
+    except OSError as e:
+        print(f"error: {path}: cannot read: {e.strerror}", file=sys.stderr)
+        return None
+    except ValueError as e:  # malformed JSON or not UTF-8
+        print(f"error: {path}: not valid JSON: {e}", file=sys.stderr)
+        return None
+    if not isinstance(net, dict) or not isinstance(net.get("layers"), list) or \
+            not net["layers"] or not isinstance(net.get("name"), str):
+        print(f"error: {path}: not a kapla network file (a JSON object with a name and a "
+              "non-empty list of layers)", file=sys.stderr)
+        return None
+    return net
+
+
 def main(argv) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("network")
@@ -78,10 +97,20 @@ def main(argv) -> int:
                   "and M a positive integer", file=sys.stderr)
             return 1
         multiples[dim] = int(m)
-    net = json.load(open(a.network))
-    sources = {e["name"] for e in net.get("externals", [])}
+    net = _load(a.network)
+    if net is None:
+        return 1
+    try:
+        sources = {e["name"] for e in net.get("externals", [])}
+    except (KeyError, TypeError) as e:
+        print(f"error: {a.network}: externals: each needs a name (got {e!r})", file=sys.stderr)
+        return 1
     padded, inputs = [], {}
     for i, layer in enumerate(net["layers"]):
+        if not isinstance(layer, dict) or not isinstance(layer.get("name"), str):
+            print(f"error: {a.network}: layers[{i}]: must be an object with a name",
+                  file=sys.stderr)
+            return 1
         prevs = layer.get("prevs", "omitted")
         reads = [None] if prevs is None or (prevs == "omitted" and i == 0) else prevs
         if reads == "omitted" or any(p is not None and p not in sources for p in reads) \
@@ -93,14 +122,19 @@ def main(argv) -> int:
             return 1
         try:
             p, (nifm, sifm) = pad_layer(layer, multiples)
+            before, after = _macs(layer), _macs(p)
         except ValueError as e:
             print(f"error: {a.network}: layers[{i}]: {e}", file=sys.stderr)
             return 1
+        except (KeyError, TypeError, IndexError) as e:
+            print(f"error: {a.network}: layers[{i}] ('{layer['name']}'): a missing or malformed "
+                  f"field ({e!r}); the layer fields are in docs/formats.md", file=sys.stderr)
+            return 1
         padded.append(p)
         inputs[p["name"]] = (reads[0], {"nofm": nifm, "sofm": sifm})
-        print(f"{layer['name']}: MACs {_macs(layer)} -> {_macs(p)} ({_macs(p) / _macs(layer):.4f})")
+        print(f"{layer['name']}: MACs {before} -> {after} ({after / before:.4f})")
     os.makedirs(a.out_dir, exist_ok=True)
-    source = f"{net['source']}; padded by scripts/pad_network.py " + \
+    source = f"{net.get('source', a.network)}; padded by scripts/pad_network.py " + \
         (" ".join(f"{d}={m}" for d, m in multiples.items()) or "(no multiple)")
     if a.split:
         for p in padded:

@@ -94,6 +94,34 @@ class PadNetwork(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("--multiple nofm=0: must be DIM=M", r.stderr)
 
+    def test_bad_files_get_one_line(self):
+        out = os.path.join(self.dir.name, "out")
+        cases = {
+            "missing.json": None,
+            "broken.json": "{bad",
+            "list.json": "[1, 2]",
+            "nolayers.json": '{"name": "n", "layers": []}',
+            "noname.json": '{"name": "n", "layers": [{"type": "Conv"}]}',
+            "nodims.json": '{"name": "n", "layers": [{"name": "c", "type": "Conv"}]}',
+            "strings.json": '{"name": "n", "layers": [{"name": "c", "type": "FC", '
+                            '"nifm": "8", "nofm": 8}]}',
+        }
+        expect = {"missing.json": "cannot read", "broken.json": "not valid JSON",
+                  "list.json": "not a kapla network file", "nolayers.json":
+                  "not a kapla network file", "noname.json": "layers[0]: must be an object "
+                  "with a name", "nodims.json": "layers[0] ('c'): a missing or malformed field",
+                  "strings.json": "layers[0] ('c'): a missing or malformed field"}
+        for name, text in cases.items():
+            path = os.path.join(self.dir.name, name)
+            if text is not None:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+            r = pad(path, out, "--multiple", "nifm=16")
+            self.assertEqual(r.returncode, 1, name)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(f"error: {path}: ", r.stderr)
+            self.assertIn(expect[name], r.stderr)
+
 
 if __name__ == "__main__":
     main(require_kapla=True)

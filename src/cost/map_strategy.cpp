@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
@@ -61,18 +62,16 @@ void exact_repl_fold(MapGeometry& g, PhyDim2 a) {
   const PhyDim2 l = g.dim_lpeset;
   auto [fold, repl] = detail::fold_or_replicate(l, a);
   fold.h = fewest_even_folds(l.h, fold.h);
-  std::int64_t folds = l.w, wraps = 1;
-  for (std::int64_t f : divisors(l.w)) {
-    for (std::int64_t w : divisors(l.w / f)) {
-      if (w > repl.h) break;
-      if (l.w / (f * w) <= a.w) {
-        folds = f;
-        wraps = w;
-        break;
+  // The fewest folds f, then the fewest wraps w, with E / (f w) columns that fit; f = E (one
+  // row per fold, no wrap) always does.
+  const auto [folds, wraps] = [&]() -> std::pair<std::int64_t, std::int64_t> {
+    for (std::int64_t f : divisors(l.w))
+      for (std::int64_t w : divisors(l.w / f)) {
+        if (w > repl.h) break;
+        if (l.w / (f * w) <= a.w) return {f, w};
       }
-    }
-    if (folds == f) break;
-  }
+    return {l.w, 1};
+  }();
   g.fold = {fold.h, folds};
   g.repl = {repl.h / wraps, repl.w};
   g.dim_flpeset = {l.h / fold.h, l.w / folds};

@@ -222,8 +222,13 @@ std::string emit_layer_program(const LayerScheme& s, Target target) {
       throw InputError("emit: layer " + s.name + ": the trip counts of loop " +
                        std::string(name_of(l)) + " do not cover its " + std::to_string(n) +
                        " units");
-    partial[1][l] = (n + bt[2][l] - 1) / bt[2][l] != bt[0][l] * bt[1][l];
-    partial[2][l] = n % bt[2][l] != 0;
+  }
+  // The REGF blocks that run (the model's trips_above) are fewer than t0 t1 when the last GBUF
+  // block is partial.
+  const auto runs = cost::trips_above(s.eval.blocking, nld.loopcnt);
+  for (auto l : all_values<LoopDim>()) {
+    partial[1][l] = runs[2][l] != bt[0][l] * bt[1][l];
+    partial[2][l] = nld.loopcnt[l] % bt[2][l] != 0;
   }
   const bool local = kernel == Kernel::LocalRegion;
   const bool systolic = s.problem.resource.array_mapping == model::ArrayMapping::Systolic;

@@ -8,6 +8,7 @@
 
 #include "core/enum_array.hpp"
 #include "core/function_ref.hpp"
+#include "core/math.hpp"
 #include "cost/loop_blocking.hpp"
 #include "mapping/data_loops.hpp"
 #include "mapping/partition_scheme.hpp"
@@ -53,20 +54,55 @@ struct Capacity {
   /// pipelined segment that lives in this layer's own region (nn_dataflow §7.4 steps 1, 5).
   /// The others bypass GBUF unless the blocking reuses their GBUF copy (§7.4 step 6).
   PerDataCategory<bool> always_in_gbuf{{true, true, true}};
+  /// Nothing may bypass GBUF (the KAPLA presets): the GBUF occupancy of a blocking needs no
+  /// fetch counts and grows with every factor.
+  bool all_in_gbuf() const {
+    return always_in_gbuf[DataCategory::Fil] && always_in_gbuf[DataCategory::Ifm] &&
+           always_in_gbuf[DataCategory::Ofm];
+  }
 };
+
+/// What a capacity predicate promises about growing factors (fill_tensor uses it). Monotone:
+/// a tile that fails fails with any factor grown, as the occupancies (sums of products of
+/// factors, the shared ones ceil-divided) grow: regf_tile_fits, and fits_tiles when every
+/// category stays in GBUF. Any: no promise; fits_tiles where a category may bypass GBUF is
+/// not monotone (it takes GBUF space or not by the whole blocking's fetch counts; a tile can
+/// fail where a larger one fits, test_greedy.cpp).
+enum class FitsOrder : std::uint8_t { Any, Monotone };
 
 /// The 36 loop-order pairs in itertools.product(permutations, permutations) order; an order
 /// gives each loop's position, 0 = innermost.
 std::array<PerLoopDim<int>, 6> loop_orders();
 
+// The occupancies and fits_tiles are inline: the greedy's fills ask for ~10^8 tiles per
+// network, and a call per category costs more than the arithmetic.
+
 /// Product of the factors of d's loops in `t`.
-std::int64_t data_factor(const NodeNest& n, const PerLoopDim<std::int64_t>& t, DataCategory d);
+inline std::int64_t data_factor(const NodeNest& n, const PerLoopDim<std::int64_t>& t,
+                                DataCategory d) {
+  std::int64_t f = 1;
+  for (auto l : all_values<LoopDim>())
+    if (n.data_loops[d].contains(l)) f *= t[l];
+  return f;
+}
 /// REGF words for REGF-level factors t2; GBUF words for the factors below the top (t1*t2).
-std::int64_t regf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t2);
+inline std::int64_t regf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t2) {
+  std::int64_t s = 0;
+  for (auto d : all_values<DataCategory>()) s += data_factor(n, t2, d) * n.usize_regf[d];
+  return s;
+}
 /// (`stored`: the categories GBUF keeps; the others take no GBUF space.)
-std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t12,
-                            const PerDataCategory<std::int64_t>& share,
-                            const PerDataCategory<bool>& stored = {{true, true, true}});
+inline std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t12,
+                                   const PerDataCategory<std::int64_t>& share,
+                                   const PerDataCategory<bool>& stored = {{true, true, true}}) {
+  std::int64_t s = 0;
+  for (auto d : all_values<DataCategory>()) {
+    if (!stored[d]) continue;
+    const std::int64_t words = data_factor(n, t12, d) * n.usize_gbuf[d];
+    s += share[d] == 1 ? words : ceil_div(words, share[d]);  // no division when unshared
+  }
+  return s;
+}
 /// Whether a REGF tile can be part of a valid scheme at all: it fits REGF, and GBUF holds the
 /// categories it must always store at their smallest (GBUF tile = REGF tile; the cost model's
 /// §7.4 step 2). A tile that fails fails with every GBUF tile around it.
@@ -79,8 +115,19 @@ bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap);
 /// fits() of the blocking with GBUF- and REGF-level factors t1 and t2 that `whole` builds,
 /// asking for it only when a category may bypass GBUF (its fetch counts decide): the
 /// greedy's fills test ~10^6 tiles per network and rarely need it.
-bool fits_tiles(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
-                const PerLoopDim<std::int64_t>& t2, const Capacity& cap,
-                FunctionRef<Blocking()> whole);
+/// What fits_tiles promises under `cap`.
+inline FitsOrder fits_tiles_order(const Capacity& cap) {
+  return cap.all_in_gbuf() ? FitsOrder::Monotone : FitsOrder::Any;
+}
+inline bool fits_tiles(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
+                       const PerLoopDim<std::int64_t>& t2, const Capacity& cap,
+                       FunctionRef<Blocking()> whole) {
+  if (regf_occupancy(n, t2) > cap.regf_words) return false;
+  PerLoopDim<std::int64_t> t12{};
+  for (auto l : all_values<LoopDim>()) t12[l] = t1[l] * t2[l];
+  return gbuf_occupancy(n, t12, cap.gbuf_share,
+                        cap.all_in_gbuf() ? cap.always_in_gbuf : gbuf_stored(n, whole(), cap)) <=
+         cap.gbuf_words;
+}
 
 }  // namespace kapla::search::kapla

@@ -41,9 +41,14 @@ void CostOracle::index_parts() {
   index_.reserve(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i)
     index_.emplace(parts[i].flat_key(), i);  // first wins
+  distinct_parts_ = index_.size() == parts.size();
 }
 
 std::optional<std::size_t> CostOracle::index_of(const mapping::PartitionScheme& part) const {
+  // An element of the list itself (most fits' partition) is at its own position, which is
+  // the map's answer when no two elements are equal.
+  if (distinct_parts_)
+    if (const auto i = element_index(eval_.partitions(), part)) return i;
   if (const auto it = index_.find(part.flat_key()); it != index_.end()) return it->second;
   return std::nullopt;
 }

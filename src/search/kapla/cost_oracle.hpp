@@ -68,6 +68,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
 
   pricing::FixedSchemeEvaluator eval_;
   std::unordered_map<std::array<std::int64_t, 12>, std::size_t, WordsHash> index_;  // flat_key
+  bool distinct_parts_ = false;  // no two partitions of B's list are equal
 };
 
 /// A cost-model nested loop as the greedy sees it.

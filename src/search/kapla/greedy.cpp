@@ -155,7 +155,8 @@ StackFill fill_stack(const std::vector<StackItem>& items, std::array<std::int64_
 std::optional<PerLoopDim<std::int64_t>> fill_tensor(
     PerLoopDim<std::int64_t> t, const PerLoopDim<std::int64_t>& remaining,
     const PerLoopDim<int>& order, const PerDataCategory<mapping::LoopSet>& loops, DataCategory rw,
-    const DataTotals& totals, FunctionRef<bool(const PerLoopDim<std::int64_t>&)> fits) {
+    const DataTotals& totals, FunctionRef<bool(const PerLoopDim<std::int64_t>&)> fits,
+    FitsOrder fits_order) {
   if (!fits(t)) return std::nullopt;
   PerLoopDim<std::int64_t> rem = remaining;
   const LoopDim inner = innermost(order);
@@ -190,36 +191,83 @@ std::optional<PerLoopDim<std::int64_t>> fill_tensor(
       return true;
     });
   }
-  // Cartesian product, joint fit, minimise the summed refetch estimate; first wins ties.
-  std::array<std::size_t, 3> idx{};
+  // Cartesian product, joint fit, minimise the summed refetch estimate; first wins ties. The
+  // walk goes row by row (a row: the points that share every knob but the first), the first
+  // knob fastest. A point with at most one knob off its first candidate (1) fits: the
+  // candidates passed that very test. With a monotone `fits`, a row's fitting points are a
+  // prefix no longer than those of the rows it dominates (the previous row, or at the start of
+  // a row slice the previous slice's first row): its end is found walking down from there.
   double best = std::numeric_limits<double>::infinity();
   PerLoopDim<std::int64_t> best_f{{1, 1, 1}};
-  bool any = nknobs > 0;
-  for (std::size_t k = 0; k < nknobs; ++k) any = any && cands[k].size() > 0;
-  while (any) {
-    PerLoopDim<std::int64_t> f{{1, 1, 1}};
-    auto g = t;
-    for (std::size_t k = 0; k < nknobs; ++k) {
-      f[knobs[k]] *= cands[k][idx[k]];
-      g[knobs[k]] *= cands[k][idx[k]];
+  auto refetch = [&](const PerLoopDim<std::int64_t>& f) {
+    double sum = 0;
+    for (auto d : all_values<DataCategory>()) {
+      if (!outer[index_of(d)]) continue;
+      double prod = 1;
+      for (auto l : all_values<LoopDim>())
+        if (!loops[d].contains(l)) prod *= static_cast<double>(f[l]);
+      sum += std::ceil(oref[d] / prod);
     }
-    if (fits(g)) {
-      double sum = 0;
-      for (auto d : all_values<DataCategory>()) {
-        if (!outer[index_of(d)]) continue;
-        double prod = 1;
-        for (auto l : all_values<LoopDim>())
-          if (!loops[d].contains(l)) prod *= static_cast<double>(f[l]);
-        sum += std::ceil(oref[d] / prod);
+    return sum;
+  };
+  auto consider = [&](const PerLoopDim<std::int64_t>& f) {
+    const double sum = refetch(f);
+    if (sum < best) best = sum, best_f = f;
+  };
+  const std::size_t n0 = nknobs > 0 ? cands[0].size() : 0;
+  std::array<std::size_t, 3> idx{};  // the row's candidates (idx[0] unused)
+  std::size_t prev_end = n0;         // fitting prefix of the previous row (monotone)
+  std::size_t slice_end = n0;        // ... of the last row whose second knob is at 1
+  while (nknobs > 0) {
+    PerLoopDim<std::int64_t> row{{1, 1, 1}};
+    std::size_t moved = 0;  // knobs of the row off their first candidate
+    for (std::size_t k = 1; k < nknobs; ++k) {
+      row[knobs[k]] = cands[k][idx[k]];
+      moved += idx[k] != 0 ? 1 : 0;
+    }
+    auto point = [&](std::size_t i) {
+      auto f = row;
+      f[knobs[0]] = cands[0][i];
+      return f;
+    };
+    auto fits_at = [&](std::size_t i) {
+      const auto f = point(i);
+      auto g = t;
+      for (auto l : all_values<LoopDim>()) g[l] *= f[l];
+      return fits(g);
+    };
+    if (fits_order == FitsOrder::Monotone) {
+      std::size_t end = moved == 0 ? n0 : (idx[1] > 0 ? prev_end : slice_end);
+      const std::size_t known = moved == 0 ? n0 : (moved == 1 ? 1 : 0);
+      while (end > known && !fits_at(end - 1)) --end;
+      // The estimate never rises with a factor (correctly rounded, monotone operations on
+      // ascending factors), so the row's first point with its last point's estimate is the
+      // one a point-by-point walk would keep: found by bisection.
+      const double last = end > 0 ? refetch(point(end - 1)) : best;
+      if (last < best) {
+        std::size_t lo = 0, hi = end - 1;
+        while (lo < hi) {
+          const std::size_t mid = lo + (hi - lo) / 2;
+          if (refetch(point(mid)) <= last)
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+        best = last;
+        best_f = point(lo);
       }
-      if (sum < best) best = sum, best_f = f;
+      prev_end = end;
+      if (idx[1] == 0) slice_end = end;
+    } else {
+      for (std::size_t i = 0; i < n0; ++i)
+        if (moved == 0 || (moved == 1 && i == 0) || fits_at(i)) consider(point(i));
     }
-    std::size_t k = 0;
+    std::size_t k = 1;
     for (; k < nknobs; ++k) {
       if (++idx[k] < cands[k].size()) break;
       idx[k] = 0;
     }
-    if (k == nknobs) break;
+    if (k >= nknobs) break;
   }
   for (auto l : all_values<LoopDim>()) {
     t[l] *= best_f[l];

@@ -44,10 +44,13 @@ StackFill fill_stack(const std::vector<StackItem>& items, std::array<std::int64_
 /// §3.4: grow the level's factors `t` (starting value, already fitting) within `remaining`
 /// (factors are divisors of it) under `fits`: first the joint best over the loops irrelevant
 /// to the data that the innermost loop touches, then the innermost loop alone. Returns nullopt
-/// if the starting factors do not fit.
+/// if the starting factors do not fit. The joint search does not ask `fits` again about a
+/// point with at most one knob moved (the candidates' own test), and with FitsOrder::Monotone
+/// only where a row of points stops fitting (the same answer, fewer calls).
 std::optional<PerLoopDim<std::int64_t>> fill_tensor(
     PerLoopDim<std::int64_t> t, const PerLoopDim<std::int64_t>& remaining,
     const PerLoopDim<int>& order, const PerDataCategory<mapping::LoopSet>& loops, DataCategory rw,
-    const DataTotals& totals, FunctionRef<bool(const PerLoopDim<std::int64_t>&)> fits);
+    const DataTotals& totals, FunctionRef<bool(const PerLoopDim<std::int64_t>&)> fits,
+    FitsOrder fits_order = FitsOrder::Any);
 
 }  // namespace kapla::search::kapla

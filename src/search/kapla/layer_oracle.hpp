@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -31,6 +32,16 @@ bool better(const Score& a, const Score& b, model::Goal goal);
 
 /// The goal's primary figure (energy, time or their product), for relative margins.
 double goal_value(const Score& s, model::Goal goal);
+
+/// The position of `part` in `parts` when it IS one of that vector's elements (the searches
+/// pass partitions()[i] by reference), found without hashing or comparing it; else nullopt.
+inline std::optional<std::size_t> element_index(const std::vector<mapping::PartitionScheme>& parts,
+                                                const mapping::PartitionScheme& part) {
+  const std::less<const mapping::PartitionScheme*> before;  // a total order on any pointers
+  if (before(&part, parts.data()) || !before(&part, parts.data() + parts.size()))
+    return std::nullopt;
+  return static_cast<std::size_t>(&part - parts.data());
+}
 
 /// A partition's nests (LayerOracle::nests).
 using NestList = std::shared_ptr<const std::vector<NodeNest>>;

@@ -148,9 +148,10 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
 
   // (3) REGF tensor on the whole layer, to know what is left for the nodes.
   const auto wcap = o.capacity(whole, wi);
-  const auto wt2 =
-      fill_tensor({{1, 1, 1}}, remain, ord_regf, wn.data_loops, wn.rw_data, totals,
-                  [&](const PerLoopDim<std::int64_t>& t) { return regf_tile_fits(wn, t, wcap); });
+  const auto wt2 = fill_tensor(
+      {{1, 1, 1}}, remain, ord_regf, wn.data_loops, wn.rw_data, totals,
+      [&](const PerLoopDim<std::int64_t>& t) { return regf_tile_fits(wn, t, wcap); },
+      FitsOrder::Monotone);  // regf_tile_fits keeps only always-stored categories
   if (!wt2) {
     ++stats.capacity_fail;
     return {};

@@ -85,6 +85,18 @@ std::vector<std::size_t> MemoOracle::nearest_partitions(const PerParallelDim<Phy
 }
 
 NestList MemoOracle::nests(const mapping::PartitionScheme& part) const {
+  // An element of partitions() (most fits' partition) is remembered by its position: no
+  // hashing. Equal partitions have equal nests, so either memo answers the same.
+  if (const auto i = element_index(partitions(), part)) {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      if (nests_at_[*i]) return nests_at_[*i];
+    }
+    auto v = inner_.nests(part);
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (!nests_at_[*i]) nests_at_[*i] = v;
+    return v;
+  }
   return remembered(nests_, part.flat_key(), [&] { return inner_.nests(part); });
 }
 

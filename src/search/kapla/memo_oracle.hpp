@@ -27,7 +27,8 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
       : inner_(inner),
         on_chip_(dynamic_cast<const OnChipPricer*>(&inner)),
         bounds_(dynamic_cast<const BoundPricer*>(&inner)),
-        storage_(storage) {}
+        storage_(storage),
+        nests_at_(inner.partitions().size()) {}
   const model::Layer& layer() const override { return inner_.layer(); }
   std::int64_t batch() const override { return inner_.batch(); }
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
@@ -87,6 +88,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   mutable std::unordered_map<PartKey, bool, WordsHash> parts_;
   mutable std::unordered_map<Key, std::optional<Score>, WordsHash> on_chip_seen_;
   mutable std::unordered_map<PartKey, NestList, WordsHash> nests_;
+  mutable std::vector<NestList> nests_at_;  // per position in partitions(), for its elements
   mutable std::unordered_map<WantKey, std::vector<std::size_t>, WordsHash> nearest_;
 };
 

@@ -148,12 +148,14 @@ std::optional<CanonicalScheme> fit_on_partition(
   }
   // A REGF tile fits if the GBUF fill can start from it (GBUF tile = REGF tile): which
   // categories GBUF must hold depends on the whole blocking, so check that one.
-  const auto t2 = fill_tensor({{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
-                              [&](const PerLoopDim<std::int64_t>& t) {
-                                return fits_tiles(n, {{1, 1, 1}}, t, cap, [&] {
-                                  return blocking_of(n, {{1, 1, 1}}, t, ord_gbuf, ord_regf);
-                                });
-                              });
+  const auto t2 = fill_tensor(
+      {{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
+      [&](const PerLoopDim<std::int64_t>& t) {
+        return fits_tiles(n, {{1, 1, 1}}, t, cap, [&] {
+          return blocking_of(n, {{1, 1, 1}}, t, ord_gbuf, ord_regf);
+        });
+      },
+      fits_tiles_order(cap));
   if (!t2) {
     ++stats.capacity_fail;
     return std::nullopt;
@@ -175,12 +177,13 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
   // The cost model's own capacity check on the whole blocking: the GBUF tile's loops and
   // orders decide which categories it reuses, and those that may bypass and are not reused
   // take no GBUF space (nn_dataflow §7.4 step 6).
-  const auto t1 = fill_tensor(g->start, g->remaining, ord_gbuf, n.data_loops, n.rw_data, totals,
-                              [&](const PerLoopDim<std::int64_t>& t) {
-                                return fits_tiles(n, t, t2v, cap, [&] {
-                                  return blocking_of(n, t, t2v, ord_gbuf, ord_regf);
-                                });
-                              });
+  const auto t1 = fill_tensor(
+      g->start, g->remaining, ord_gbuf, n.data_loops, n.rw_data, totals,
+      [&](const PerLoopDim<std::int64_t>& t) {
+        return fits_tiles(n, t, t2v, cap,
+                          [&] { return blocking_of(n, t, t2v, ord_gbuf, ord_regf); });
+      },
+      fits_tiles_order(cap));
   if (!t1) {
     ++stats.capacity_fail;
     return std::nullopt;

@@ -90,7 +90,37 @@ Dist2 part_neighbor_dist(const PartitionScheme& part, const NodeRegion& region, 
   return part_neighbor_dists(part, region)[pae];
 }
 
+namespace {
+
+// An unfolded region maps relative coordinates linearly (rel2abs: origin + rel * dist), and a
+// partition index's coordinate is mixed radix in part.order, so every step back along
+// (pae, h|w) spans the same hops: the product of the later dimensions' sizes, times dist. The
+// mean over the steps is that integer, as the general walk below would compute it (an exact
+// sum divided by its count), without visiting the nodes (K sets up thousands of partitions).
+PerParallelDim<Dist2> unfolded_neighbor_dists(const PartitionScheme& part,
+                                              const NodeRegion& region) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  PerParallelDim<Dist2> out;
+  PhyDim2 later{1, 1};  // product of the sizes after pae in part.order
+  for (auto it = part.order.rbegin(); it != part.order.rend(); ++it) {
+    const PhyDim2 d = part.pdims[*it];
+    out[*it] = Dist2{d.h > 1 ? static_cast<double>(later.h * region.dist.h) : kInf,
+                     d.w > 1 ? static_cast<double>(later.w * region.dist.w) : kInf};
+    later = later * d;
+  }
+  return out;
+}
+
+}  // namespace
+
 PerParallelDim<Dist2> part_neighbor_dists(const PartitionScheme& part, const NodeRegion& region) {
+  if (region.effective_wtot() == region.dim.w && region.effective_wbeg() == region.dim.w)
+    return unfolded_neighbor_dists(part, region);
+  return part_neighbor_dists_walked(part, region);
+}
+
+PerParallelDim<Dist2> part_neighbor_dists_walked(const PartitionScheme& part,
+                                                 const NodeRegion& region) {
   // gen_pidx enumerates indices in mixed radix (OUTP.h outermost ... INPP.w innermost), so the
   // neighbour one step back along (pae, h|w) sits a fixed stride earlier in that sequence.
   const std::vector<PartIndex> pidxs = gen_pidx(part);

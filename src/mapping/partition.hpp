@@ -50,5 +50,9 @@ Dist2 part_neighbor_dist(const PartitionScheme& part, const NodeRegion& region, 
 /// part_neighbor_dist for every parallelism kind at once (one pass over the nodes, same
 /// values bit for bit): buffer sharing needs three or four of them per partition.
 PerParallelDim<Dist2> part_neighbor_dists(const PartitionScheme& part, const NodeRegion& region);
+/// The same by walking every node's coordinate (what part_neighbor_dists does for a folded
+/// region; an unfolded one has a closed form). Exposed for the test that compares the two.
+PerParallelDim<Dist2> part_neighbor_dists_walked(const PartitionScheme& part,
+                                                 const NodeRegion& region);
 
 }  // namespace kapla::mapping

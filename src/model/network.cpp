@@ -53,6 +53,24 @@ bool Network::reads_reshaped(const Layer& consumer, const LayerSource& s) const 
   return source.nhead != consumer.nhead || source.is_matmul();
 }
 
+bool Network::forwards_on_chip(std::size_t producer, std::size_t consumer) const {
+  const Layer& p = layers_[producer];
+  const Layer& c = layers_[consumer];
+  const bool transformer_edge = p.nhead != 1 || c.nhead != 1 || p.is_matmul() || c.is_matmul();
+  if (!transformer_edge) return true;
+  const auto& srcs = prevs_[consumer];
+  const std::size_t operands = c.is_matmul() ? 1 : srcs.size();
+  if (operands != 1 || srcs.empty()) return false;
+  const LayerSource& a = srcs.front();
+  if (a.kind != LayerSource::Kind::Layer || a.index != producer) return false;  // B, or not ours
+  // X x X^T: the producer is B as well, which must come from DRAM.
+  if (c.is_matmul() && srcs.size() > 1 && srcs[1].kind == LayerSource::Kind::Layer &&
+      srcs[1].index == producer) {
+    return false;
+  }
+  return p.nhead == c.nhead && p.nofm == c.nifm && p.sofm == c.sifm;
+}
+
 std::int64_t Network::total_ops(std::int64_t batch) const {
   std::int64_t sum = 0;
   for (const auto& l : layers_) sum += l.total_ops(batch);

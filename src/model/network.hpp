@@ -56,10 +56,18 @@ class Network {
   std::vector<std::size_t> lasts() const;
   /// Name of a source: the input's name, an external's or a layer's.
   const std::string& source_name(const LayerSource& s) const;
-  /// Whether `consumer` reads source `s` as a reshaped view through DRAM, so that only the
-  /// words must agree (docs/transformers.md §4): a MatMul's operands, a source with other
-  /// heads, and a MatMul's output (a MatMul is alone in its segment: its output is in DRAM).
+  /// Whether `consumer` may read source `s` as a reshaped view, so that only the words must
+  /// agree (docs/transformers.md §4): a MatMul's operands, a source with other heads, and a
+  /// MatMul's output. Such an operand goes through DRAM unless forwards_on_chip holds.
   bool reads_reshaped(const Layer& consumer, const LayerSource& s) const;
+  /// Whether layer `consumer` may read the output of layer `producer` straight from the
+  /// producer's on-chip buffers, inside one pipeline segment (docs/transformers.md §5.4).
+  /// Layers of the CNN kinds (no heads, no MatMul on either side) always may: nn_dataflow's
+  /// segment rules apply. Otherwise the edge must carry the operand unchanged: `producer` is
+  /// the consumer's only ifmap source (a MatMul's A, never its B, which is fetched as a
+  /// filter from DRAM), both fold the same heads into the batch, and the producer's ofmap
+  /// (channels, rows, columns per sample and head) is the consumer's ifmap.
+  bool forwards_on_chip(std::size_t producer, std::size_t consumer) const;
   /// MACs of all layers for a batch.
   std::int64_t total_ops(std::int64_t batch = 1) const;
 

@@ -30,6 +30,9 @@ double min_ifmap_words(const model::Layer& L, std::int64_t batch) {
 // a constraint: once, or never when pinning is possible (no_time_mux) or the layer has no filter.
 double min_filter_fetches(const LayerProblem& p) {
   if (!p.layer.has_filter()) return 0;
+  // A MatMul's B differs per sample and head (its data loops hold BAT): every word crosses
+  // DRAM at least once, a batch block fetches its own words, and it is never pinned.
+  if (p.layer.is_matmul()) return 1;
   const auto top = p.constraint.top_blocking();
   const bool fil_loop_outer = top.topifm > 1 || top.topofm > 1;
   if (top.topbat > 1 && fil_loop_outer) return static_cast<double>(top.topbat);
@@ -56,7 +59,9 @@ LayerCostBound layer_cost_bound(const LayerProblem& p) {
   // DRAM (calc_stats): a category's top-level accesses are its data times fetch[0] >= 1 over
   // the nodes, divided by the sharing group that fetches replicated data once; IFM read from
   // (OFM written to) a processing region instead of DRAM is charged as remote GBUF accesses.
-  const double fil = static_cast<double>(L.total_filter_size()) * min_filter_fetches(p);
+  const double fil_words = static_cast<double>(L.total_filter_size()) *
+                           static_cast<double>(L.is_matmul() ? p.batch : 1);  // B per sample
+  const double fil = fil_words * min_filter_fetches(p);
   const double ifm = min_ifmap_words(L, p.batch);
   const double ofm = static_cast<double>(L.total_ofmap_size(p.batch));
   const bool src_dram = p.resource.src_data_region.type == mapping::RegionType::Dram;

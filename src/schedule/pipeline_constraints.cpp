@@ -18,12 +18,6 @@ namespace {
 using ArgMap = std::map<Arg, ExprPtr>;
 using Args = std::vector<std::vector<ArgMap>>;
 
-// nn_dataflow's pipeline rules recognise ConvLayer (and FCLayer) only; the KAPLA fork keeps
-// that (depthwise and back layers are treated as local layers here, kapla-spec §4.1).
-bool is_conv_layer(const model::Layer& l) {
-  return l.type == model::LayerType::Conv || l.type == model::LayerType::FC;
-}
-
 ExprPtr get_or(const ArgMap& a, Arg k, const ExprPtr& dflt) {
   auto it = a.find(k);
   return it == a.end() ? dflt : it->second;
@@ -163,7 +157,7 @@ void Builder::lazify_topofm(Args& args) {
       const std::size_t l = layers_[sp][tm];
       const ArgMap& a = args[sp][tm];
       const ExprPtr topofm = get_or(a, Arg::Topofm, zero);
-      if (is_conv_layer(net_.layer(l))) {
+      if (pipelines_as_conv(net_.layer(l))) {
         std::set<int> fs;
         free_symbols(topofm, fs);
         free_symbols(get_or(a, Arg::Topifm, zero), fs);
@@ -248,7 +242,7 @@ std::optional<SymbolicConstraints> Builder::run() {
         }
       }
       ArgMap& curr = args[sp][tm];
-      if (is_conv_layer(net_.layer(l))) {
+      if (pipelines_as_conv(net_.layer(l))) {
         if (curr_fbofm) {
           KAPLA_ASSERT(last_conv.sp >= 0, "pipeline constraints: fbofm without a conv");
           ArgMap& lsrc = last_conv.sp == isp ? args[sp][tm - 1]
@@ -465,6 +459,10 @@ std::vector<SegmentConstraint> enumerate_constraints(const SymbolicConstraints& 
     }
     if (syms.empty()) return out;
   }
+}
+
+bool pipelines_as_conv(const model::Layer& l) {
+  return l.type == model::LayerType::Conv || l.type == model::LayerType::FC || l.is_matmul();
 }
 
 }  // namespace kapla::schedule::detail

@@ -48,6 +48,11 @@ struct SymbolicConstraints {
 };
 
 /// Builds the constraints; nullopt if no fbofm_init value fits the buffers (segment invalid).
+/// nn_dataflow's ConvLayer as its pipeline rules see it (a layer with its own output channels):
+/// Conv, FC and MatMul, whose B plays the filter (docs/transformers.md §2). The KAPLA fork
+/// treats depthwise and back layers as local layers here (kapla-spec §4.1).
+bool pipelines_as_conv(const model::Layer& l);
+
 std::optional<SymbolicConstraints> build_symbolic_constraints(
     const std::vector<std::vector<std::size_t>>& layers, const SegmentDeps& deps,
     const model::Network& net, std::int64_t batch,

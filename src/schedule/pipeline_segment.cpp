@@ -36,8 +36,12 @@ std::vector<SegmentConstraint> PipelineSegment::constraints(double max_time_over
 
 namespace {
 
-bool is_conv_layer(const model::Layer& l) {
-  return l.type == model::LayerType::Conv || l.type == model::LayerType::FC;
+// The sources a layer reads as its ifmap: a MatMul's A only (B is fetched as its filter, from
+// DRAM), every predecessor otherwise.
+std::vector<LayerSource> ifmap_sources(const model::Network& net, std::size_t l) {
+  const auto& prevs = net.prevs(l);
+  if (net.layer(l).is_matmul() && !prevs.empty()) return {prevs.front()};
+  return prevs;
 }
 
 // nn_dataflow _init_deps: memory / local / neighbour sources and destinations; false when the
@@ -61,7 +65,7 @@ std::optional<SegmentDeps> init_deps(const std::vector<std::vector<std::size_t>>
     for (std::size_t tm = 0; tm < seg[sp].size(); ++tm) {
       const std::size_t l = seg[sp][tm];
       const SegIndex me{isp, static_cast<int>(tm)};
-      const auto& prevs = net.prevs(l);
+      const auto prevs = ifmap_sources(net, l);
       int num_mem = 0;
       int num_lcl = 0;
       std::vector<SegIndex> nbr;
@@ -208,12 +212,19 @@ std::optional<PipelineSegment> make_pipeline_segment(std::vector<std::vector<std
   std::size_t total = 0;
   for (const auto& v : layers) total += v.size();
   if (total > 1) {
+    // A MatMul's B and a reshaped operand (other heads, other token layout) go through DRAM:
+    // their producer and consumer are never in one segment (docs/transformers.md §5.4).
+    std::vector<bool> in_seg(net.size(), false);
+    for (const auto& v : layers)
+      for (std::size_t l : v) in_seg[l] = true;
     for (const auto& v : layers) {
       for (std::size_t l : v) {
-        // A MatMul reads B as a filter from DRAM and a layer with heads reads a reshaped
-        // view: their operands go through DRAM, so they are alone in their segments
-        // (docs/transformers.md §5.1).
-        if (net.layer(l).is_matmul() || net.layer(l).nhead != 1) return std::nullopt;
+        for (const auto& p : net.prevs(l)) {
+          if (p.kind == LayerSource::Kind::Layer && in_seg[p.index] &&
+              !net.forwards_on_chip(p.index, l)) {
+            return std::nullopt;
+          }
+        }
       }
     }
   }
@@ -228,7 +239,7 @@ std::optional<PipelineSegment> make_pipeline_segment(std::vector<std::vector<std
   bool no_time_mux = nlayers == net.size();
   for (const auto& v : layers) {
     if (std::count_if(v.begin(), v.end(),
-                      [&](std::size_t l) { return is_conv_layer(net.layer(l)); }) > 1) {
+                      [&](std::size_t l) { return detail::pipelines_as_conv(net.layer(l)); }) > 1) {
       no_time_mux = false;
     }
   }

@@ -156,15 +156,17 @@ TEST(PartitionGeometry, NeighborDistance) {
   EXPECT_EQ(part_neighbor_dist(p, region, ParallelDim::Inpp), (Dist2{inf, inf}));
 }
 
-// The one-pass part_neighbor_dists against a direct search: for every node, find its
+// part_neighbor_dists (the walk over the nodes on folded regions, the closed form on
+// unfolded ones) and the walk itself against a direct search: for every node, find its
 // neighbour one step back along (pae, h|w) by index and average the hops.
 TEST(PartitionGeometry, NeighborDistancesMatchADirectSearchOnFoldedRegions) {
   const auto chip = NodeRegion::rectangle({8, 8}, {0, 0}, RegionType::Proc);
   const auto stripes = chip.allocate({28, 22, 14});
   ASSERT_EQ(stripes.size(), 3u);
   const auto dram = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
+  const auto spread = NodeRegion::rectangle({4, 8}, {1, 2}, RegionType::Proc, {2, 1});
   int checked = 0;
-  for (const NodeRegion& region : {stripes[0], stripes[1], chip, dram}) {
+  for (const NodeRegion& region : {stripes[0], stripes[1], chip, dram, spread}) {
     for (const auto& part : gen_partition(model::make_conv(64, 64, {28, 28}, {3, 3}), 8, region.dim,
                                           hybrid_opts(), false)) {
       const auto all = part_neighbor_dists(part, region);
@@ -185,6 +187,7 @@ TEST(PartitionGeometry, NeighborDistancesMatchADirectSearchOnFoldedRegions) {
         const Dist2 want{cnt[0] ? static_cast<double>(sum[0]) / static_cast<double>(cnt[0]) : inf,
                          cnt[1] ? static_cast<double>(sum[1]) / static_cast<double>(cnt[1]) : inf};
         EXPECT_EQ(all[pae], want);
+        EXPECT_EQ(part_neighbor_dists_walked(part, region)[pae], want);
         EXPECT_EQ(part_neighbor_dist(part, region, pae), want);
         ++checked;
       }

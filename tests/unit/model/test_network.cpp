@@ -151,6 +151,32 @@ TEST(Network, AMatMulsOutputIsReadAsAReshape) {
   EXPECT_EQ(std::move(b).build().size(), 4u);
 }
 
+// Which producer -> consumer edges may stay on chip inside a pipeline segment: the CNN kinds
+// always; otherwise only an operand carried unchanged (docs/transformers.md §5.4).
+TEST(Network, OnChipForwardingNeedsTheOperandUnchanged) {
+  NetworkBuilder b = attention(8, 16, 4);
+  b.add("sm2", make_softmax(8, {2, 4}, 4), {"qk"});  // the scores as 2 x 4: a reshape
+  b.add("ln", make_layernorm(16, {1, 8}), {"o"});
+  const Network n = std::move(b).build();
+  auto fwd = [&](const char* p, const char* c) {
+    return n.forwards_on_chip(*n.find(p), *n.find(c));
+  };
+  EXPECT_TRUE(fwd("o", "ln"));     // Conv -> LayerNorm, no heads: nn_dataflow's rules
+  EXPECT_TRUE(fwd("qk", "sm"));    // 4 heads of 8 x (1 x 8) scores, read as they are
+  EXPECT_TRUE(fwd("sm", "av"));    // the probabilities are av's A
+  EXPECT_FALSE(fwd("v", "av"));    // B is fetched as a filter, from DRAM
+  EXPECT_FALSE(fwd("k", "qk"));    // B again
+  EXPECT_FALSE(fwd("q", "qk"));    // 16 channels read as 4 heads of 4: a reshape
+  EXPECT_FALSE(fwd("av", "o"));    // the heads back into the channels
+  EXPECT_FALSE(fwd("qk", "sm2"));  // 1 x 8 positions read as 2 x 4
+  // X x X^T: the producer would be A and B at once.
+  NetworkBuilder g("gram", "test", {"", 16, {1, 8}});
+  g.add("x", make_conv(16, 16, {1, 8}, {1, 1}));
+  g.add("xx", make_matmul(8, 16, 8, 1), {"x", "x"});
+  const Network gn = std::move(g).build();
+  EXPECT_FALSE(gn.forwards_on_chip(*gn.find("x"), *gn.find("xx")));
+}
+
 TEST(Network, KvCacheIsAnExternalOperand) {
   // GPT-2-like decode of one token over a 32-token cache, 4 heads of 4: Q x K^T reads the
   // cached keys (4 heads x 4 x 32) as B.

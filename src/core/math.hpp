@@ -32,6 +32,17 @@ void for_each_divisor(std::int64_t value, Visit&& visit) {
     if (value % g == 0 && g != value / g && !visit(value / g)) return;
 }
 
+/// The same in descending order (the large divisors value / f for f ascending, then the small
+/// ones): a downward scan over the divisors of `value` for the price of ~2 sqrt(value) modulos.
+template <class Visit>
+void for_each_divisor_desc(std::int64_t value, Visit&& visit) {
+  std::int64_t f = 1;
+  for (; f <= value / f; ++f)
+    if (value % f == 0 && !visit(value / f)) return;
+  for (std::int64_t g = f - 1; g >= 1; --g)
+    if (value % g == 0 && g != value / g && !visit(g)) return;
+}
+
 /// nn_dataflow util.approx_dividable(total, num, rel_overhead=0.1, abs_overhead=1).
 bool approx_dividable(std::int64_t total, std::int64_t num, double rel_overhead = 0.1,
                       double abs_overhead = 1);

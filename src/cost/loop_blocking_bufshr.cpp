@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/errors.hpp"
+#include "core/math.hpp"
 #include "cost/loop_blocking_detail.hpp"
 
 namespace kapla::cost::detail {
@@ -24,6 +25,42 @@ constexpr std::array<Perms, 4> kPerms{{
     {6, {{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}}},
 }};
 
+/// For n flex loops and a subset R of them (bit i = flex position i), the bottom-level orders
+/// (indices into kPerms[n]) whose restriction to R no earlier order has. The loops outside R
+/// have no bottom-level trips left (the BS level took them whole) and drop out of the effective
+/// loop list, so an order that repeats an earlier restriction repeats that candidate's key; the
+/// sweep keeps the first of equal keys, so it never wins and is not priced.
+struct PermList {
+  int count = 0;
+  std::array<int, 6> idx{};
+};
+constexpr std::array<std::array<PermList, 8>, 4> make_first_perms() {
+  std::array<std::array<PermList, 8>, 4> out{};
+  for (int n = 0; n <= 3; ++n) {
+    const Perms& ps = kPerms[static_cast<std::size_t>(n)];
+    for (int mask = 0; mask < (1 << n); ++mask) {
+      PermList& pl = out[static_cast<std::size_t>(n)][static_cast<std::size_t>(mask)];
+      std::array<std::array<int, 3>, 6> seen{};
+      for (int p = 0; p < ps.count; ++p) {
+        std::array<int, 3> r{-1, -1, -1};
+        int k = 0;
+        for (int i = 0; i < n; ++i) {
+          const int e = ps.p[static_cast<std::size_t>(p)][static_cast<std::size_t>(i)];
+          if ((mask >> e) & 1) r[static_cast<std::size_t>(k++)] = e;
+        }
+        bool repeat = false;
+        for (int q = 0; q < pl.count; ++q)
+          repeat = repeat || seen[static_cast<std::size_t>(q)] == r;
+        if (repeat) continue;
+        seen[static_cast<std::size_t>(pl.count)] = r;
+        pl.idx[static_cast<std::size_t>(pl.count++)] = p;
+      }
+    }
+  }
+  return out;
+}
+constexpr auto kFirstBotPerms = make_first_perms();
+
 struct LoopT {
   int loop;
   std::int64_t t;
@@ -36,13 +73,34 @@ struct LoopList {
   void push(int l) { v[static_cast<std::size_t>(n++)] = l; }
 };
 
+/// One point of the sweep: subgroups, BS-level factors and order, GBUF-level order.
 struct Candidate {
   PerDataCategory<std::int64_t> subgrp{};
   PerLoopDim<std::int64_t> t_bs{};
   LoopList loops_bs;
   LoopList loops_bot;
-  /// Per category, the rotation geometry of subgrp (computed once per subgroup candidate).
-  PerDataCategory<mapping::BufShrScheme::RotationPath> paths{};
+};
+
+/// The effective loop list of a candidate, outer -> inner: the non-trivial BS-level loops, the
+/// GBUF-level loops with trips left, the fixed loops (lp of _calc_bufshr_fetch).
+struct EffLoops {
+  std::array<LoopT, 9> v{};
+  int n = 0;
+};
+
+/// Per category, what the effective loop list decides: the rotation rounds before the subgroup
+/// rules (0 when no loop of the list is a data loop) and the rotation units.
+struct LoopCounts {
+  PerDataCategory<std::int64_t> rot_raw{};
+  PerDataCategory<std::int64_t> units{};
+};
+
+/// The hop factors of one category's rotation path for a rotation unit count U: what the
+/// fetch formulas take from (path, U) alone. Cached by U for the sweep's keys.
+struct HopFactors {
+  double rotate_all;  // nhops_rotate_all(path, U)
+  double wide_once;   // nhops_wide_fetch_once(path, M / U)
+  double comb_frac;   // (U - 1) / U
 };
 
 struct FetchStats {
@@ -61,81 +119,416 @@ struct Context {
   LoopList fixed;                     // outer -> inner
   PerDataCategory<double> tag{};      // total GBUF accesses per category
   PerDataCategory<double> ngroups{};  // num_nodes // grp_size
+  // Fixed by the scheme, the same for every candidate:
+  PerDataCategory<std::int64_t> unrelated{};   // Π bl_ts[0] over the loops d does not use
+  PerDataCategory<std::int64_t> single_rot{};  // the rounds of one rotation per GBUF fill
 };
 
-/// _calc_bufshr_fetch.
-FetchStats calc_fetch(const Context& c, const Candidate& cand) {
-  std::array<LoopT, 9> lp{};
-  int nlp = 0;
-  for (int i = 0; i < cand.loops_bs.n; ++i) {
-    const int l = cand.loops_bs.v[static_cast<std::size_t>(i)];
-    const auto t = cand.t_bs[static_cast<LoopDim>(l)];
-    if (t > 1) lp[static_cast<std::size_t>(nlp++)] = {l, t};
+EffLoops effective_loops(const Context& c, const PerLoopDim<std::int64_t>& t_bs,
+                         const LoopList& loops_bs, const LoopList& loops_bot) {
+  EffLoops lp;
+  for (int i = 0; i < loops_bs.n; ++i) {
+    const int l = loops_bs.v[static_cast<std::size_t>(i)];
+    const auto t = t_bs[static_cast<LoopDim>(l)];
+    if (t > 1) lp.v[static_cast<std::size_t>(lp.n++)] = {l, t};
   }
-  for (int i = 0; i < cand.loops_bot.n; ++i) {
-    const int l = cand.loops_bot.v[static_cast<std::size_t>(i)];
+  for (int i = 0; i < loops_bot.n; ++i) {
+    const int l = loops_bot.v[static_cast<std::size_t>(i)];
     const auto tx = c.t_x[static_cast<LoopDim>(l)];
-    const auto tb = cand.t_bs[static_cast<LoopDim>(l)];
-    if (tx > tb) lp[static_cast<std::size_t>(nlp++)] = {l, (tx + tb - 1) / tb};
+    const auto tb = t_bs[static_cast<LoopDim>(l)];
+    if (tx > tb) lp.v[static_cast<std::size_t>(lp.n++)] = {l, (tx + tb - 1) / tb};
   }
   for (int i = 0; i < c.fixed.n; ++i) {
     const int l = c.fixed.v[static_cast<std::size_t>(i)];
-    lp[static_cast<std::size_t>(nlp++)] = {l, c.t_x[static_cast<LoopDim>(l)]};
+    lp.v[static_cast<std::size_t>(lp.n++)] = {l, c.t_x[static_cast<LoopDim>(l)]};
   }
-  FetchStats s;
+  return lp;
+}
+
+LoopCounts loop_counts(const Context& c, const EffLoops& lp) {
+  LoopCounts out;
   for (auto d : all_values<DataCategory>()) {
-    const std::int64_t buf_fetch = c.ev.fetch[1][d];
-    const std::int64_t mem_fetch = c.ev.fetch[0][d];
-    const bool rw = d == c.nld.rw_data;
     const auto& dl = c.nld.data_loops[d];
     int idx = -1;
-    for (int i = 0; i < nlp; ++i)
-      if (dl.contains(static_cast<LoopDim>(lp[static_cast<std::size_t>(i)].loop))) {
+    for (int i = 0; i < lp.n; ++i)
+      if (dl.contains(static_cast<LoopDim>(lp.v[static_cast<std::size_t>(i)].loop))) {
         idx = i;
         break;
       }
-    const std::int64_t sg = cand.subgrp[d];
     // Rotation rounds: unrelated factors above the outermost dimension loop.
-    std::int64_t rot = 1;
-    if (idx < 0 || sg == 1) {
-      rot = 0;
-    } else {
-      for (auto l : all_values<LoopDim>())
-        if (!dl.contains(l)) rot *= c.ev.blocking.bl_ts[0][l];
-      for (int i = 0; i < idx; ++i) rot *= lp[static_cast<std::size_t>(i)].t;
-    }
-    // A single rotation per GBUF fill is streamed instead.
-    if (rot == (rw ? (mem_fetch + 1) / 2 : mem_fetch)) rot = 0;
-    s.rot_rnd[d] = rot;
+    std::int64_t rot = 0;
     std::int64_t units = 1;
-    if (idx >= 0)
+    if (idx >= 0) {
+      rot = c.unrelated[d];
+      for (int i = 0; i < idx; ++i) rot *= lp.v[static_cast<std::size_t>(i)].t;
       for (int i = idx;
-           i < nlp && dl.contains(static_cast<LoopDim>(lp[static_cast<std::size_t>(i)].loop)); ++i)
-        units *= lp[static_cast<std::size_t>(i)].t;
-    s.rot_unit[d] = units;
-    const double width = 1. * static_cast<double>(sg) / static_cast<double>(units);
-    s.width[d] = width;
-    const auto& path = cand.paths[d];
-    const double wf_once = c.bufshr.nhops_wide_fetch_once(path, width);
-    double comb;
-    if (rw) {
-      comb = static_cast<double>(buf_fetch > 2 * rot - 1 ? 2 * rot : 2 * rot - 1);
-    } else {
-      comb = static_cast<double>(rot);
+           i < lp.n && dl.contains(static_cast<LoopDim>(lp.v[static_cast<std::size_t>(i)].loop));
+           ++i)
+        units *= lp.v[static_cast<std::size_t>(i)].t;
     }
-    comb *= 1. * static_cast<double>(units - 1) / static_cast<double>(units);
-    s.wide_fetch[d] = wf_once * (static_cast<double>(buf_fetch) - comb);
-    s.rot_fetch[d] =
-        c.bufshr.nhops_rotate_all(path, static_cast<double>(units)) * static_cast<double>(rot);
+    out.rot_raw[d] = rot;
+    out.units[d] = units;
+  }
+  return out;
+}
+
+/// The rotation rounds of d with subgroup sg: none unshared, and a single rotation per GBUF
+/// fill is streamed instead.
+std::int64_t rot_rounds(const Context& c, DataCategory d, const LoopCounts& lc, std::int64_t sg) {
+  std::int64_t rot = sg == 1 ? 0 : lc.rot_raw[d];
+  if (rot == c.single_rot[d]) rot = 0;
+  return rot;
+}
+
+HopFactors hop_factors(const mapping::BufShrScheme& bufshr,
+                       const mapping::BufShrScheme::RotationPath& path, std::int64_t units) {
+  const double width = 1. * static_cast<double>(path.subgrp_size) / static_cast<double>(units);
+  return {bufshr.nhops_rotate_all(path, static_cast<double>(units)),
+          bufshr.nhops_wide_fetch_once(path, width),
+          1. * static_cast<double>(units - 1) / static_cast<double>(units)};
+}
+
+/// One category's rotation and wide-fetch hops.
+struct Hops {
+  double rot_fetch;
+  double wide_fetch;
+};
+
+/// Rotation and wide-fetch hops of d for `rot` rounds of `f`'s rotation units.
+Hops fetch_hops(const Context& c, DataCategory d, std::int64_t rot, const HopFactors& f) {
+  const std::int64_t buf_fetch = c.ev.fetch[1][d];
+  double comb;
+  if (d == c.nld.rw_data) {
+    comb = static_cast<double>(buf_fetch > 2 * rot - 1 ? 2 * rot : 2 * rot - 1);
+  } else {
+    comb = static_cast<double>(rot);
+  }
+  comb *= f.comb_frac;
+  return {f.rotate_all * static_cast<double>(rot),
+          f.wide_once * (static_cast<double>(buf_fetch) - comb)};
+}
+
+/// One category's part of the sweep's key: its hops over all groups' GBUF accesses.
+Hops key_terms(const Context& c, DataCategory d, const Hops& h) {
+  return {(c.tag[d] * h.rot_fetch) * c.ngroups[d], (c.tag[d] * h.wide_fetch) * c.ngroups[d]};
+}
+
+/// The key: all rotation terms, then all wide-fetch terms, in category order.
+double key_sum(const PerDataCategory<Hops>& terms) {
+  double rot = 0, wide = 0;
+  for (auto d : all_values<DataCategory>()) rot += terms[d].rot_fetch;
+  for (auto d : all_values<DataCategory>()) wide += terms[d].wide_fetch;
+  return rot + wide;
+}
+
+/// _calc_bufshr_fetch, every factor computed afresh.
+FetchStats calc_fetch(const Context& c, const Candidate& cand,
+                      const PerDataCategory<mapping::BufShrScheme::RotationPath>& paths) {
+  const LoopCounts lc =
+      loop_counts(c, effective_loops(c, cand.t_bs, cand.loops_bs, cand.loops_bot));
+  FetchStats s;
+  for (auto d : all_values<DataCategory>()) {
+    const std::int64_t sg = cand.subgrp[d];
+    const std::int64_t rot = rot_rounds(c, d, lc, sg);
+    const std::int64_t units = lc.units[d];
+    s.rot_rnd[d] = rot;
+    s.rot_unit[d] = units;
+    s.width[d] = 1. * static_cast<double>(sg) / static_cast<double>(units);
+    const Hops h = fetch_hops(c, d, rot, hop_factors(c.bufshr, paths[d], units));
+    s.rot_fetch[d] = h.rot_fetch;
+    s.wide_fetch[d] = h.wide_fetch;
   }
   return s;
 }
 
 double key_of(const Context& c, const FetchStats& s) {
-  double rot = 0, wide = 0;
-  for (auto d : all_values<DataCategory>()) rot += (c.tag[d] * s.rot_fetch[d]) * c.ngroups[d];
-  for (auto d : all_values<DataCategory>()) wide += (c.tag[d] * s.wide_fetch[d]) * c.ngroups[d];
-  return rot + wide;
+  PerDataCategory<Hops> terms;
+  for (auto d : all_values<DataCategory>())
+    terms[d] = key_terms(c, d, {s.rot_fetch[d], s.wide_fetch[d]});
+  return key_sum(terms);
+}
+
+/// hop_factors of one rotation path, cached by the rotation unit count (a sweep sees a handful
+/// of counts per path; past the capacity the factors are computed afresh). Set up by reset();
+/// the entries are left uninitialised (the sweep sets up to 21 caches per scheme).
+class HopFactorCache {
+ public:
+  void reset(const mapping::BufShrScheme& bufshr, const mapping::BufShrScheme::RotationPath& path) {
+    bufshr_ = &bufshr;
+    path_ = path;
+    n_ = 0;
+  }
+  const mapping::BufShrScheme::RotationPath& path() const { return path_; }
+  HopFactors get(std::int64_t units) {
+    for (int i = 0; i < n_; ++i)
+      if (units_[static_cast<std::size_t>(i)] == units) return f_[static_cast<std::size_t>(i)];
+    const HopFactors f = hop_factors(*bufshr_, path_, units);
+    if (n_ < kCapacity) {
+      units_[static_cast<std::size_t>(n_)] = units;
+      f_[static_cast<std::size_t>(n_++)] = f;
+    }
+    return f;
+  }
+
+ private:
+  static constexpr int kCapacity = 8;
+  const mapping::BufShrScheme* bufshr_;
+  mapping::BufShrScheme::RotationPath path_;
+  std::array<std::int64_t, kCapacity> units_;
+  std::array<HopFactors, kCapacity> f_;
+  int n_;
+};
+
+constexpr int kMaxCands = 7;  // the current subgroups + at most 6 shrunk ones
+
+/// The best candidate of one subgroup candidate's part of the sweep.
+struct SweepBest {
+  bool have = false;
+  double key = std::numeric_limits<double>::infinity();
+  Candidate cand;
+};
+
+/// The sweep's winner and the rotation paths of its subgroups.
+struct SweepResult {
+  Candidate cand;
+  PerDataCategory<mapping::BufShrScheme::RotationPath> paths;
+};
+
+/// Calls visit(t_bs, loops_bs, loops_bot_perms) for the BS-level factors (IFM outer) and the
+/// BS-level orders of the sweep, in the reference's order.
+template <class Visit>
+void for_each_bs_level(const LoopList& flex, const PerLoopDim<std::int64_t>& t_tot, Visit visit) {
+  const auto TI = t_tot[LoopDim::Ifm], TO = t_tot[LoopDim::Ofm], TB = t_tot[LoopDim::Bat];
+  for (std::int64_t ai = 1; ai <= TI; ++ai) {
+    if (TI % ai) continue;
+    for (std::int64_t ao = 1; ao <= TO; ++ao) {
+      if (TO % ao) continue;
+      for (std::int64_t ab = 1; ab <= TB; ++ab) {
+        if (TB % ab) continue;
+        const PerLoopDim<std::int64_t> t_bs{{ai, ao, ab}};
+        LoopList triv, nontriv;
+        for (int i = 0; i < flex.n; ++i) {
+          const int l = flex.v[static_cast<std::size_t>(i)];
+          if (t_bs[static_cast<LoopDim>(l)] == 1)
+            triv.push(l);
+          else
+            nontriv.push(l);
+        }
+        const Perms& nt_perms = kPerms[static_cast<std::size_t>(nontriv.n)];
+        for (int pn = 0; pn < nt_perms.count; ++pn) {
+          LoopList loops_bs = triv;
+          for (int i = 0; i < nontriv.n; ++i)
+            loops_bs.push(nontriv.v[static_cast<std::size_t>(
+                nt_perms.p[static_cast<std::size_t>(pn)][static_cast<std::size_t>(i)])]);
+          visit(t_bs, loops_bs);
+        }
+      }
+    }
+  }
+}
+
+LoopList permuted(const LoopList& flex, int perm) {
+  LoopList out;
+  const Perms& ps = kPerms[static_cast<std::size_t>(flex.n)];
+  for (int i = 0; i < flex.n; ++i)
+    out.push(flex.v[static_cast<std::size_t>(
+        ps.p[static_cast<std::size_t>(perm)][static_cast<std::size_t>(i)])]);
+  return out;
+}
+
+/// The reference's sweep as written: subgroups x BS-level factors x BS-level orders x GBUF-level
+/// orders, every candidate priced from scratch, the first of equal keys kept.
+SweepResult sweep_plain(const Context& c, const LoopList& flex,
+                        const PerLoopDim<std::int64_t>& t_tot,
+                        const std::array<PerDataCategory<std::int64_t>, kMaxCands>& cands,
+                        int ncand, std::int64_t& num) {
+  SweepBest best;
+  SweepResult out;
+  const Perms& bot_perms = kPerms[static_cast<std::size_t>(flex.n)];
+  for (int ci = 0; ci < ncand; ++ci) {
+    Candidate cand;
+    cand.subgrp = cands[static_cast<std::size_t>(ci)];
+    PerDataCategory<mapping::BufShrScheme::RotationPath> paths;
+    for (auto d : all_values<DataCategory>()) paths[d] = c.bufshr.rotation_path(d, cand.subgrp[d]);
+    for_each_bs_level(flex, t_tot, [&](const PerLoopDim<std::int64_t>& t_bs, const LoopList& bs) {
+      cand.t_bs = t_bs;
+      cand.loops_bs = bs;
+      for (int pb = 0; pb < bot_perms.count; ++pb) {
+        cand.loops_bot = permuted(flex, pb);
+        ++num;
+        const double key = key_of(c, calc_fetch(c, cand, paths));
+        if (!best.have || key < best.key) {
+          best.cand = cand;
+          best.key = key;
+          best.have = true;
+          out.paths = paths;
+        }
+      }
+    });
+  }
+  KAPLA_ASSERT(best.have, "buffer sharing: empty sweep");
+  out.cand = best.cand;
+  return out;
+}
+
+/// The same sweep, the same winner, for less: each distinct effective loop list is built and
+/// counted once for all subgroup candidates (the loop over them innermost, a best kept per
+/// subgroup candidate, merged in their order below), GBUF-level orders that repeat an earlier
+/// candidate's loop list are skipped (kFirstBotPerms), and the key terms are computed once per
+/// distinct (category, subgroup) with hop factors from a cache. Equivalent to sweep_plain: the
+/// plain scan keeps the first candidate of the smallest key, which is the first subgroup
+/// candidate's best unless a later one's best is strictly smaller (a NaN or +inf key never replaces
+/// one, in either scan).
+SweepResult sweep_fast(const Context& c, const LoopList& flex,
+                       const PerLoopDim<std::int64_t>& t_tot,
+                       const std::array<PerDataCategory<std::int64_t>, kMaxCands>& cands, int ncand,
+                       std::int64_t& num) {
+  // One hop-factor cache per distinct (category, subgroup size).
+  std::array<HopFactorCache, kMaxCands * 3> caches;
+  int ncache = 0;
+  std::array<PerDataCategory<int>, kMaxCands> slot{};
+  for (int ci = 0; ci < ncand; ++ci) {
+    for (auto d : all_values<DataCategory>()) {
+      const std::int64_t sg = cands[static_cast<std::size_t>(ci)][d];
+      int found = -1;
+      for (int k = 0; k < ncache && found < 0; ++k) {
+        const auto& p = caches[static_cast<std::size_t>(k)].path();
+        if (p.d == d && p.subgrp_size == sg) found = k;
+      }
+      if (found < 0) {
+        found = ncache++;
+        caches[static_cast<std::size_t>(found)].reset(c.bufshr, c.bufshr.rotation_path(d, sg));
+      }
+      slot[static_cast<std::size_t>(ci)][d] = found;
+    }
+  }
+  std::array<SweepBest, kMaxCands> best;
+  const Perms& bot_perms = kPerms[static_cast<std::size_t>(flex.n)];
+  for_each_bs_level(flex, t_tot, [&](const PerLoopDim<std::int64_t>& t_bs, const LoopList& bs) {
+    num += static_cast<std::int64_t>(ncand) * bot_perms.count;
+    // Flex loops with GBUF-level trips left after the BS level.
+    int mask = 0;
+    for (int i = 0; i < flex.n; ++i) {
+      const auto l = static_cast<LoopDim>(flex.v[static_cast<std::size_t>(i)]);
+      if (c.t_x[l] > t_bs[l]) mask |= 1 << i;
+    }
+    const PermList& pbs =
+        kFirstBotPerms[static_cast<std::size_t>(flex.n)][static_cast<std::size_t>(mask)];
+    for (int k = 0; k < pbs.count; ++k) {
+      const LoopList bot = permuted(flex, pbs.idx[static_cast<std::size_t>(k)]);
+      const LoopCounts lc = loop_counts(c, effective_loops(c, t_bs, bs, bot));
+      // Each (category, subgroup)'s key terms once, then each subgroup candidate's sum.
+      std::array<Hops, kMaxCands * 3> slot_terms;
+      for (int j = 0; j < ncache; ++j) {
+        auto& cache = caches[static_cast<std::size_t>(j)];
+        const DataCategory d = cache.path().d;
+        const std::int64_t rot = rot_rounds(c, d, lc, cache.path().subgrp_size);
+        slot_terms[static_cast<std::size_t>(j)] =
+            key_terms(c, d, fetch_hops(c, d, rot, cache.get(lc.units[d])));
+      }
+      for (int ci = 0; ci < ncand; ++ci) {
+        const auto& sgs = cands[static_cast<std::size_t>(ci)];
+        PerDataCategory<Hops> terms;
+        for (auto d : all_values<DataCategory>())
+          terms[d] = slot_terms[static_cast<std::size_t>(slot[static_cast<std::size_t>(ci)][d])];
+        const double key = key_sum(terms);
+        SweepBest& b = best[static_cast<std::size_t>(ci)];
+        // The plain scan's first candidate is taken whatever its key.
+        if ((ci == 0 && !b.have) || key < b.key) {
+          b.cand = {sgs, t_bs, bs, bot};
+          b.key = key;
+          b.have = true;
+        }
+      }
+    }
+  });
+  KAPLA_ASSERT(best[0].have, "buffer sharing: empty sweep");
+  std::size_t win = 0;
+  for (std::size_t ci = 1; ci < static_cast<std::size_t>(ncand); ++ci)
+    if (best[ci].have && best[ci].key < best[win].key) win = ci;
+  SweepResult out{best[win].cand, {}};
+  for (auto d : all_values<DataCategory>())
+    out.paths[d] = caches[static_cast<std::size_t>(slot[win][d])].path();
+  return out;
+}
+
+/// The subgroup candidates of the sweep: the current subgroups, then the distinct ones that
+/// shrinking them in each of the six category orders gives, in CPython set order. Shrinking a
+/// category takes the smallest subgroup (a divisor of its group, scanned down from the current
+/// one) down to which every one fits the GBUF space left. Returns the count. `memoize`: reuse
+/// the shrinks the six orders repeat (off for the plain sweep).
+int subgroup_candidates(const LoopBlockingEval& ev, const NestedLoopDesc& nld,
+                        const mapping::Resource& resource, bool memoize,
+                        std::array<PerDataCategory<std::int64_t>, kMaxCands>& cands) {
+  const BufShrState& bs = ev.bufshr;
+  int ncand = 0;
+  cands[static_cast<std::size_t>(ncand++)] = bs.subgrp_size;
+  // Each category's GBUF data now (per node) and over its subgroup; their sum as data_size sums.
+  PerDataCategory<double> cur{}, tot{};
+  double cur_total = 0;
+  for (auto d : all_values<DataCategory>()) {
+    cur[d] = data_size(ev, nld, 0, d);
+    tot[d] = cur[d] * static_cast<double>(bs.subgrp_size[d]);
+    cur_total += cur[d];
+  }
+  // A shrink depends only on (category, space left): the six orders repeat some (the first
+  // category of two orders starts from the same space), so each result is kept.
+  struct Shrink {
+    DataCategory d;
+    double free_cap;
+    std::int64_t g;
+    double grown;  // the extra space the shrunk subgroup takes
+  };
+  std::array<Shrink, 18> memo;
+  int nmemo = 0;
+  auto shrink = [&](DataCategory d, double free_cap) -> const Shrink& {
+    for (int i = 0; memoize && i < nmemo; ++i) {
+      const Shrink& m = memo[static_cast<std::size_t>(i)];
+      if (m.d == d && m.free_cap == free_cap) return m;
+    }
+    std::int64_t g_fit = bs.subgrp_size[d];
+    for_each_divisor_desc(bs.grp_size[d], [&](std::int64_t g) {
+      if (g > bs.subgrp_size[d]) return true;
+      if (!(py_idivc(tot[d], g) <= free_cap + cur[d])) return false;
+      g_fit = g;
+      return true;
+    });
+    Shrink& m = memo[static_cast<std::size_t>(nmemo++)];
+    m = {d, free_cap, g_fit, py_idivc(tot[d], g_fit) - cur[d]};
+    return m;
+  };
+  std::int64_t shrunk[6][3];
+  int nshrunk = 0;
+  for (int p = 0; p < 6; ++p) {
+    double free_cap = static_cast<double>(resource.size_gbuf) - cur_total;
+    PerDataCategory<std::int64_t> sgs = bs.subgrp_size;
+    for (int k = 0; k < 3; ++k) {
+      const auto d = static_cast<DataCategory>(
+          kPerms[3].p[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)]);
+      if (sgs[d] <= 1) continue;
+      const Shrink& m = shrink(d, free_cap);
+      sgs[d] = m.g;
+      free_cap -= m.grown;
+    }
+    bool dup = false;
+    for (int q = 0; q < nshrunk; ++q)
+      dup =
+          dup || (shrunk[q][0] == sgs[DataCategory::Fil] &&
+                  shrunk[q][1] == sgs[DataCategory::Ifm] && shrunk[q][2] == sgs[DataCategory::Ofm]);
+    if (!dup) {
+      shrunk[nshrunk][0] = sgs[DataCategory::Fil];
+      shrunk[nshrunk][1] = sgs[DataCategory::Ifm];
+      shrunk[nshrunk][2] = sgs[DataCategory::Ofm];
+      ++nshrunk;
+    }
+  }
+  int order[6];
+  py_set_order(shrunk, nshrunk, order);
+  for (int q = 0; q < nshrunk; ++q) {
+    const auto* t = shrunk[order[q]];
+    cands[static_cast<std::size_t>(ncand++)] = {{t[0], t[1], t[2]}};
+  }
+  return ncand;
 }
 
 }  // namespace
@@ -202,7 +595,8 @@ void py_set_order(const std::int64_t (*tuples)[3], int n, int* order) {
 }
 
 void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
-                  const mapping::Resource& resource, const mapping::BufShrScheme& bufshr) {
+                  const mapping::Resource& resource, const mapping::BufShrScheme& bufshr,
+                  SweepMode mode) {
   BufShrState& bs = ev.bufshr;
   // A bypassed category (nothing in GBUF) is not shared.
   for (auto d : all_values<DataCategory>())
@@ -211,12 +605,17 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
   for (auto d : all_values<DataCategory>()) any = any || bs.subgrp_size[d] != 1;
   if (!any) return;
 
-  Context c{ev, nld, bufshr, {}, {}, {}, {}};
+  Context c{ev, nld, bufshr, {}, {}, {}, {}, {}, {}};
   c.t_x = ev.blocking.bl_ts[1];
   const auto& ord_x = ev.blocking.bl_ords[1];
   for (auto d : all_values<DataCategory>()) {
     c.tag[d] = nld.total_access_at_of(MemLevel::Gbuf, d);
     c.ngroups[d] = static_cast<double>(ev.num_nodes / bs.grp_size[d]);
+    c.unrelated[d] = 1;
+    for (auto l : all_values<LoopDim>())
+      if (!nld.data_loops[d].contains(l)) c.unrelated[d] *= ev.blocking.bl_ts[0][l];
+    const std::int64_t mem_fetch = ev.fetch[0][d];
+    c.single_rot[d] = d == nld.rw_data ? (mem_fetch + 1) / 2 : mem_fetch;
   }
   // The outermost of the categories' innermost non-trivial dimension loops: loops inside it
   // are fixed so that no fetch count changes.
@@ -244,51 +643,8 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
     if (!is_fixed) flex.push(static_cast<int>(l));
   }
 
-  // Subgroup candidates: the current one, then the distinct shrunk ones in CPython set order.
-  std::array<PerDataCategory<std::int64_t>, 7> cands{};
-  int ncand = 0;
-  cands[static_cast<std::size_t>(ncand++)] = bs.subgrp_size;
-  {
-    const double cur_total = data_size(ev, nld, 0);
-    std::int64_t shrunk[6][3];
-    int nshrunk = 0;
-    for (int p = 0; p < 6; ++p) {
-      double free_cap = static_cast<double>(resource.size_gbuf) - cur_total;
-      PerDataCategory<std::int64_t> sgs = bs.subgrp_size;
-      for (int k = 0; k < 3; ++k) {
-        const auto d = static_cast<DataCategory>(
-            kPerms[3].p[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)]);
-        if (sgs[d] <= 1) continue;
-        const double cur = data_size(ev, nld, 0, d);
-        const double tot = cur * static_cast<double>(bs.subgrp_size[d]);
-        for (std::int64_t g = sgs[d]; g > 0; --g) {
-          if (bs.grp_size[d] % g != 0) continue;
-          if (py_idivc(tot, g) <= free_cap + cur)
-            sgs[d] = g;
-          else
-            break;
-        }
-        free_cap -= py_idivc(tot, sgs[d]) - cur;
-      }
-      bool dup = false;
-      for (int q = 0; q < nshrunk; ++q)
-        dup = dup ||
-              (shrunk[q][0] == sgs[DataCategory::Fil] && shrunk[q][1] == sgs[DataCategory::Ifm] &&
-               shrunk[q][2] == sgs[DataCategory::Ofm]);
-      if (!dup) {
-        shrunk[nshrunk][0] = sgs[DataCategory::Fil];
-        shrunk[nshrunk][1] = sgs[DataCategory::Ifm];
-        shrunk[nshrunk][2] = sgs[DataCategory::Ofm];
-        ++nshrunk;
-      }
-    }
-    int order[6];
-    py_set_order(shrunk, nshrunk, order);
-    for (int q = 0; q < nshrunk; ++q) {
-      const auto* t = shrunk[order[q]];
-      cands[static_cast<std::size_t>(ncand++)] = {{t[0], t[1], t[2]}};
-    }
-  }
+  std::array<PerDataCategory<std::int64_t>, kMaxCands> cands{};
+  const int ncand = subgroup_candidates(ev, nld, resource, mode == SweepMode::Fast, cands);
 
   // Sweep: subgroups x BS-level factors (IFM outer) x BS-level orders x GBUF-level orders.
   PerLoopDim<std::int64_t> t_tot{{1, 1, 1}};
@@ -296,57 +652,10 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
     const auto l = static_cast<LoopDim>(flex.v[static_cast<std::size_t>(i)]);
     t_tot[l] = c.t_x[l];
   }
-  Candidate best;
-  double best_key = std::numeric_limits<double>::infinity();
-  bool have_best = false;
   std::int64_t num = 0;
-  const Perms& bot_perms = kPerms[static_cast<std::size_t>(flex.n)];
-  for (int ci = 0; ci < ncand; ++ci) {
-    Candidate cand;
-    cand.subgrp = cands[static_cast<std::size_t>(ci)];
-    for (auto d : all_values<DataCategory>())
-      cand.paths[d] = bufshr.rotation_path(d, cand.subgrp[d]);
-    const auto TI = t_tot[LoopDim::Ifm], TO = t_tot[LoopDim::Ofm], TB = t_tot[LoopDim::Bat];
-    for (std::int64_t ai = 1; ai <= TI; ++ai) {
-      if (TI % ai) continue;
-      for (std::int64_t ao = 1; ao <= TO; ++ao) {
-        if (TO % ao) continue;
-        for (std::int64_t ab = 1; ab <= TB; ++ab) {
-          if (TB % ab) continue;
-          cand.t_bs = {{ai, ao, ab}};
-          LoopList triv, nontriv;
-          for (int i = 0; i < flex.n; ++i) {
-            const int l = flex.v[static_cast<std::size_t>(i)];
-            if (cand.t_bs[static_cast<LoopDim>(l)] == 1)
-              triv.push(l);
-            else
-              nontriv.push(l);
-          }
-          const Perms& nt_perms = kPerms[static_cast<std::size_t>(nontriv.n)];
-          for (int pn = 0; pn < nt_perms.count; ++pn) {
-            cand.loops_bs = triv;
-            for (int i = 0; i < nontriv.n; ++i)
-              cand.loops_bs.push(nontriv.v[static_cast<std::size_t>(
-                  nt_perms.p[static_cast<std::size_t>(pn)][static_cast<std::size_t>(i)])]);
-            for (int pb = 0; pb < bot_perms.count; ++pb) {
-              cand.loops_bot = LoopList{};
-              for (int i = 0; i < flex.n; ++i)
-                cand.loops_bot.push(flex.v[static_cast<std::size_t>(
-                    bot_perms.p[static_cast<std::size_t>(pb)][static_cast<std::size_t>(i)])]);
-              ++num;
-              const double key = key_of(c, calc_fetch(c, cand));
-              if (!have_best || key < best_key) {
-                best = cand;
-                best_key = key;
-                have_best = true;
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  KAPLA_ASSERT(have_best, "buffer sharing: empty sweep");
+  const SweepResult won = mode == SweepMode::Plain ? sweep_plain(c, flex, t_tot, cands, ncand, num)
+                                                   : sweep_fast(c, flex, t_tot, cands, ncand, num);
+  const Candidate& best = won.cand;
 
   bs.swept = true;
   bs.num_candidates = num;
@@ -372,7 +681,7 @@ void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
     if (bs_ord[l] < 0) bs_ord[l] = next++;
   bs.bs_t = best.t_bs;
   bs.bs_ord = bs_ord;
-  const FetchStats s = calc_fetch(c, best);
+  const FetchStats s = calc_fetch(c, best, won.paths);
   bs.rot_fetch = s.rot_fetch;
   bs.wide_fetch = s.wide_fetch;
   bs.rot_round_cnt = s.rot_rnd;

@@ -73,11 +73,16 @@ inline double data_size(const LoopBlockingEval& ev, const NestedLoopDesc& nld, i
   return s;
 }
 
+/// How apply_bufshr walks its sweep. Both choose the same scheme; Plain prices every candidate
+/// from scratch in the reference's order and is kept as the tests' oracle for Fast.
+enum class SweepMode { Fast, Plain };
+
 /// Buffer sharing (§8.9.3): sweeps the sharing schemes of a valid scheme whose fetch counts and
 /// storage flags are final, and sets ev.bufshr, ev.blocking.bl_ords[1] and the NoC accesses'
 /// per-category factors. Requires options.hw_gbuf_sharing.
 void apply_bufshr(LoopBlockingEval& ev, const NestedLoopDesc& nld,
-                  const mapping::Resource& resource, const mapping::BufShrScheme& bufshr);
+                  const mapping::Resource& resource, const mapping::BufShrScheme& bufshr,
+                  SweepMode mode = SweepMode::Fast);
 
 /// The order CPython 3.11 iterates a set built by inserting `n` distinct 3-tuples of small
 /// non-negative ints in the given order: writes the permutation of indices into `order`.

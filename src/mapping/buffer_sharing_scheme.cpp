@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "core/errors.hpp"
@@ -35,11 +36,8 @@ SubGroup subgroup_dims(const BufShrScheme& s, DataCategory d, std::int64_t subgr
   // The dimension with the smaller neighbour distance has priority (ties: h).
   const int i_sm = nbr.h <= nbr.w ? 0 : 1;
   const std::int64_t dim_sm = get(s.dims[d], i_sm);
-  // Largest divisor of dim_sm that divides M'.
-  std::int64_t f_best = 1;
-  for (std::int64_t f = 1; f <= dim_sm; ++f) {
-    if (dim_sm % f == 0 && m % f == 0) f_best = f;
-  }
+  // Largest divisor of dim_sm that divides M': their gcd.
+  const std::int64_t f_best = std::gcd(dim_sm, m);
   PhyDim2 t = i_sm == 0 ? PhyDim2{f_best, m / f_best} : PhyDim2{m / f_best, f_best};
   return {t, i_sm};
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace kapla {
 namespace {
 
@@ -75,6 +77,36 @@ TEST(Math, ForEachDivisorWalksDivisorsInOrderAndStops) {
     return f < 6;
   });
   EXPECT_EQ(first, (std::vector<std::int64_t>{1, 2, 3, 4, 6}));
+}
+
+TEST(Math, ForEachDivisorDescWalksDivisorsDownAndStops) {
+  // The reverse of divisors() for every value up to 2000 and a large power of two; a visitor
+  // returning false stops the walk after that divisor (in both halves of the walk).
+  auto walk = [](std::int64_t v) {
+    std::vector<std::int64_t> out;
+    for_each_divisor_desc(v, [&](std::int64_t f) {
+      out.push_back(f);
+      return true;
+    });
+    return out;
+  };
+  for (std::int64_t v = 1; v <= 2000; ++v) {
+    auto want = divisors(v);
+    std::reverse(want.begin(), want.end());
+    ASSERT_EQ(walk(v), want) << v;
+  }
+  std::vector<std::int64_t> powers;
+  for (int k = 40; k >= 0; --k) powers.push_back(std::int64_t{1} << k);
+  EXPECT_EQ(walk(std::int64_t{1} << 40), powers);
+  for (std::int64_t stop : {12, 4, 3, 1}) {
+    std::vector<std::int64_t> seen;
+    for_each_divisor_desc(36, [&](std::int64_t f) {
+      seen.push_back(f);
+      return f > stop;
+    });
+    EXPECT_EQ(seen.back(), stop);
+    EXPECT_EQ(seen.front(), 36);
+  }
 }
 
 TEST(Math, ApproxDividable) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <cmath>
 
+#include <iostream>
 #include <limits>
 #include <random>
 
@@ -160,6 +161,68 @@ TEST(LoopBlocking, RandomSchemeInvariants) {
     }
   }
   EXPECT_GT(valid, 100);
+}
+
+TEST(LoopBlocking, BufferSharingFastSweepMatchesPlainSweep) {
+  // apply_bufshr's fast sweep (loop lists shared by the subgroup candidates, repeated GBUF-level
+  // orders skipped, hop factors and shrinks cached) against the plain sweep, which prices every
+  // candidate from scratch in the reference's order, on the same valid schemes: the same
+  // subgroups, BS-level factors and order, rotation and wide-fetch figures, candidate count and
+  // GBUF-level order, to the bit. Groups of 2-16 nodes on 4x4 nodes; small GBUFs make the
+  // subgroups shrink.
+  std::mt19937_64 rng(20261128);
+  const std::vector<mapping::BufShrScheme> schemes{
+      mapping::BufShrScheme(
+          {{PhyDim2{2, 2}, PhyDim2{4, 1}, PhyDim2{1, 1}}},
+          {{mapping::Dist2{1, 1}, mapping::Dist2{1, kInf}, mapping::Dist2{kInf, kInf}}}),
+      mapping::BufShrScheme(
+          {{PhyDim2{1, 4}, PhyDim2{2, 2}, PhyDim2{2, 1}}},
+          {{mapping::Dist2{kInf, 1}, mapping::Dist2{2, 1}, mapping::Dist2{1, kInf}}}),
+      mapping::BufShrScheme(
+          {{PhyDim2{4, 4}, PhyDim2{1, 1}, PhyDim2{1, 2}}},
+          {{mapping::Dist2{1, 3}, mapping::Dist2{kInf, kInf}, mapping::Dist2{kInf, 1}}}),
+  };
+  int compared = 0, shrunk = 0, reordered = 0, rotated = 0;
+  for (const auto& layer : sample_layers()) {
+    for (std::int64_t gbuf : {2048, 8192, 65536}) {
+      const auto res = make_resource({4, 4}, gbuf, 64);
+      model::SearchOptions opt;
+      opt.sw_gbuf_bypass = {{true, true, true}};
+      opt.hw_gbuf_sharing = true;
+      const model::UnitCosts costs;
+      const auto mr = map_eyeriss(layer, 16, 1.0, res.dim_array, model::CostModelVariant::Kapla);
+      for (const auto& bufshr : schemes) {
+        for (const auto& nld : mr.nlds) {
+          for (int i = 0; i < 40; ++i) {
+            const auto b = random_blocking(nld, rng);
+            const auto unswept = evaluate_loop_blocking_unswept(nld, b, res, bufshr, opt, costs);
+            if (!unswept.valid()) continue;
+            auto fast = unswept;
+            auto plain = unswept;
+            detail::apply_bufshr(fast, nld, res, bufshr, detail::SweepMode::Fast);
+            detail::apply_bufshr(plain, nld, res, bufshr, detail::SweepMode::Plain);
+            ASSERT_EQ(fast.bufshr, plain.bufshr) << model::describe(layer) << " gbuf " << gbuf;
+            ASSERT_EQ(fast.blocking, plain.blocking) << model::describe(layer);
+            ASSERT_EQ(fast.ords_changed_by_bufshr, plain.ords_changed_by_bufshr);
+            // The evaluation's own sweep is the fast one.
+            EXPECT_EQ(evaluate_loop_blocking(nld, b, res, bufshr, opt, costs).bufshr, fast.bufshr);
+            ++compared;
+            shrunk += fast.bufshr.subgrp_size != fast.bufshr.grp_size &&
+                      fast.bufshr.subgrp_size != PerDataCategory<std::int64_t>{{1, 1, 1}};
+            reordered += fast.ords_changed_by_bufshr;
+            for (auto d : all_values<DataCategory>()) rotated += fast.bufshr.rot_fetch[d] > 0;
+          }
+        }
+      }
+    }
+  }
+  // The cases exercise every part of the sweep.
+  EXPECT_GT(compared, 500);
+  EXPECT_GT(shrunk, 20);
+  EXPECT_GT(reordered, 20);
+  EXPECT_GT(rotated, 20);
+  std::cout << "compared " << compared << " shrunk " << shrunk << " reordered " << reordered
+            << " rotated " << rotated << "\n";
 }
 
 TEST(LoopBlocking, PythonSetOrderOfSubgroupCandidates) {

@@ -294,8 +294,8 @@ struct SweepResult {
   PerDataCategory<mapping::BufShrScheme::RotationPath> paths;
 };
 
-/// Calls visit(t_bs, loops_bs, loops_bot_perms) for the BS-level factors (IFM outer) and the
-/// BS-level orders of the sweep, in the reference's order.
+/// Calls visit(t_bs, loops_bs) for the BS-level factors (IFM outer) and the BS-level orders of
+/// the sweep, in the reference's order.
 template <class Visit>
 void for_each_bs_level(const LoopList& flex, const PerLoopDim<std::int64_t>& t_tot, Visit visit) {
   const auto TI = t_tot[LoopDim::Ifm], TO = t_tot[LoopDim::Ofm], TB = t_tot[LoopDim::Bat];

@@ -47,8 +47,9 @@ PartitionScheme projection(const PartitionScheme& part, const NodeRegion& region
 /// Average hop distance between logically adjacent partitions of `pae`, per dimension;
 /// +inf along a dimension with no neighbours.
 Dist2 part_neighbor_dist(const PartitionScheme& part, const NodeRegion& region, ParallelDim pae);
-/// part_neighbor_dist for every parallelism kind at once (one pass over the nodes, same
-/// values bit for bit): buffer sharing needs three or four of them per partition.
+/// part_neighbor_dist for every parallelism kind at once (a closed form on an unfolded region,
+/// one pass over the nodes on a folded one; the same values bit for bit): buffer sharing needs
+/// three or four of them per partition.
 PerParallelDim<Dist2> part_neighbor_dists(const PartitionScheme& part, const NodeRegion& region);
 /// The same by walking every node's coordinate (what part_neighbor_dists does for a folded
 /// region; an unfolded one has a closed form). Exposed for the test that compares the two.

@@ -59,8 +59,7 @@ bool Network::forwards_on_chip(std::size_t producer, std::size_t consumer) const
   const bool transformer_edge = p.nhead != 1 || c.nhead != 1 || p.is_matmul() || c.is_matmul();
   if (!transformer_edge) return true;
   const auto& srcs = prevs_[consumer];
-  const std::size_t operands = c.is_matmul() ? 1 : srcs.size();
-  if (operands != 1 || srcs.empty()) return false;
+  if (num_ifmap_sources(consumer) != 1) return false;
   const LayerSource& a = srcs.front();
   if (a.kind != LayerSource::Kind::Layer || a.index != producer) return false;  // B, or not ours
   // X x X^T: the producer is B as well, which must come from DRAM.

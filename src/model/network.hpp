@@ -3,6 +3,7 @@
 // §4.3.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -68,6 +69,11 @@ class Network {
   /// filter from DRAM), both fold the same heads into the batch, and the producer's ofmap
   /// (channels, rows, columns per sample and head) is the consumer's ifmap.
   bool forwards_on_chip(std::size_t producer, std::size_t consumer) const;
+  /// How many of prevs(i), from the first, layer i reads as its ifmap: all of them (a concat),
+  /// but a MatMul's A alone (its B is fetched as a filter, docs/transformers.md §2).
+  std::size_t num_ifmap_sources(std::size_t i) const {
+    return layers_[i].is_matmul() ? std::min<std::size_t>(1, prevs_[i].size()) : prevs_[i].size();
+  }
   /// MACs of all layers for a batch.
   std::int64_t total_ops(std::int64_t batch = 1) const;
 

@@ -82,8 +82,7 @@ std::int64_t NetworkScheme::source_heads(const LayerSource& s) const {
 mapping::DataLayout NetworkScheme::fmap_layout(std::size_t layer) const {
   const auto& prevs = net_->prevs(layer);
   const model::Layer& l = net_->layer(layer);
-  // A MatMul's ifmap is its A operand; B is fetched as its filter (docs/transformers.md §5.1).
-  const std::size_t nsrc = l.is_matmul() ? 1 : prevs.size();
+  const std::size_t nsrc = net_->num_ifmap_sources(layer);  // a MatMul's A only
   mapping::DataLayout out;
   if (nsrc == 1) {
     out = source_layout(prevs[0]);

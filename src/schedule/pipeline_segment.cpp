@@ -36,12 +36,10 @@ std::vector<SegmentConstraint> PipelineSegment::constraints(double max_time_over
 
 namespace {
 
-// The sources a layer reads as its ifmap: a MatMul's A only (B is fetched as its filter, from
-// DRAM), every predecessor otherwise.
+// The sources a layer reads as its ifmap (a MatMul's B is fetched as its filter, from DRAM).
 std::vector<LayerSource> ifmap_sources(const model::Network& net, std::size_t l) {
   const auto& prevs = net.prevs(l);
-  if (net.layer(l).is_matmul() && !prevs.empty()) return {prevs.front()};
-  return prevs;
+  return {prevs.begin(), prevs.begin() + static_cast<std::ptrdiff_t>(net.num_ifmap_sources(l))};
 }
 
 // nn_dataflow _init_deps: memory / local / neighbour sources and destinations; false when the

@@ -112,13 +112,13 @@ PerDataCategory<bool> gbuf_stored(const NodeNest& n, const Blocking& b, const Ca
 /// The capacity check, exactly the cost model's (§7.4 step 7, after the bypass decision): a
 /// scheme that fails it is invalid, one that passes it fails only on the spilling rules.
 bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap);
-/// fits() of the blocking with GBUF- and REGF-level factors t1 and t2 that `whole` builds,
-/// asking for it only when a category may bypass GBUF (its fetch counts decide): the
-/// greedy's fills test ~10^6 tiles per network and rarely need it.
 /// What fits_tiles promises under `cap`.
 inline FitsOrder fits_tiles_order(const Capacity& cap) {
   return cap.all_in_gbuf() ? FitsOrder::Monotone : FitsOrder::Any;
 }
+/// fits() of the blocking with GBUF- and REGF-level factors t1 and t2 that `whole` builds,
+/// asking for it only when a category may bypass GBUF (its fetch counts decide): the
+/// greedy's fills test many tiles per network and rarely need it.
 inline bool fits_tiles(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
                        const PerLoopDim<std::int64_t>& t2, const Capacity& cap,
                        FunctionRef<Blocking()> whole) {

@@ -2,7 +2,9 @@
 #include "mapping/node_region.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <utility>
 
 namespace kapla::mapping {
 
@@ -39,6 +41,86 @@ std::vector<PhyDim2> NodeRegion::nodes() const {
     for (std::int64_t w = 0; w < dim.w; ++w) out.push_back(rel2abs({h, w}));
   }
   return out;
+}
+
+namespace {
+
+// Coordinates first + i * step, 0 <= i < count, on one axis.
+struct Progression {
+  std::int64_t first = 0;
+  std::int64_t step = 1;
+  std::int64_t count = 0;
+};
+
+// The same coordinates with step > 0, or a single one (a zero spacing stacks the nodes).
+Progression normalized(Progression p) {
+  if (p.step == 0 || p.count <= 1) return {p.first, 1, std::min<std::int64_t>(p.count, 1)};
+  if (p.step < 0) return {p.first + (p.count - 1) * p.step, -p.step, p.count};
+  return p;
+}
+
+// The least |x - y| over x in a, y in b: for each x of the shorter, the nearest y of the
+// other is one of the two around it.
+std::int64_t min_gap(Progression a, Progression b) {
+  a = normalized(a);
+  b = normalized(b);
+  if (a.count > b.count) std::swap(a, b);
+  std::int64_t best = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t lo = b.first;
+  const std::int64_t hi = b.first + (b.count - 1) * b.step;
+  for (std::int64_t i = 0; i < a.count && best > 0; ++i) {
+    const std::int64_t x = a.first + i * a.step;
+    std::int64_t gap;
+    if (x <= lo) {
+      gap = lo - x;
+    } else if (x >= hi) {
+      gap = x - hi;
+    } else {
+      const std::int64_t below = (x - lo) % b.step;
+      gap = std::min(below, b.step - below);
+    }
+    best = std::min(best, gap);
+  }
+  return best;
+}
+
+// Calls visit(rows, cols) for each band of a region: the nodes of one fold, a product of a
+// row progression and a column progression (a band's columns are contiguous in relative
+// width, in either direction).
+template <class Visit>
+void for_each_band(const NodeRegion& r, Visit visit) {
+  if (r.dim.h <= 0 || r.dim.w <= 0) return;
+  const Progression rows0{0, r.dist.h, r.dim.h};
+  PhyDim2 first = r.rel2abs({0, 0});
+  std::int64_t lo = first.w, hi = first.w;
+  auto emit = [&] {
+    visit(Progression{first.h, rows0.step, rows0.count},
+          Progression{lo, r.dist.w, r.dist.w == 0 ? 1 : (hi - lo) / r.dist.w + 1});
+  };
+  for (std::int64_t w = 1; w < r.dim.w; ++w) {
+    const PhyDim2 a = r.rel2abs({0, w});
+    if (a.h != first.h) {
+      emit();
+      first = a;
+      lo = hi = a.w;
+    } else {
+      lo = std::min(lo, a.w);
+      hi = std::max(hi, a.w);
+    }
+  }
+  emit();
+}
+
+}  // namespace
+
+std::int64_t NodeRegion::min_hops_to(const NodeRegion& other) const {
+  std::int64_t best = std::numeric_limits<std::int64_t>::max();
+  for_each_band(*this, [&](Progression rows, Progression cols) {
+    for_each_band(other, [&](Progression orows, Progression ocols) {
+      best = std::min(best, min_gap(rows, orows) + min_gap(cols, ocols));
+    });
+  });
+  return best;
 }
 
 bool NodeRegion::contains_node(PhyDim2 abs) const {

@@ -31,6 +31,10 @@ struct NodeRegion {
   /// NodeRegion.allocate, for inter-layer pipelining); empty when they do not fit.
   std::vector<NodeRegion> allocate(const std::vector<std::int64_t>& requests) const;
 
+  /// The fewest hops between a node of this region and a node of `other` (0 when they share
+  /// one), from the regions' bands of rows without listing their nodes.
+  std::int64_t min_hops_to(const NodeRegion& other) const;
+
   std::int64_t effective_wtot() const { return wtot == 0 ? dim.w : wtot; }
   std::int64_t effective_wbeg() const { return wbeg == 0 ? effective_wtot() : wbeg; }
 

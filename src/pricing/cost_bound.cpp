@@ -40,6 +40,33 @@ double min_filter_fetches(const LayerProblem& p) {
   return 1;
 }
 
+// The words the array bus (ITCN) carries at least (calc_stats: unit ITCN accesses x
+// fetch[1] >= 1, over the nodes; the replicas count rsz, at least the DRAM level's replica
+// count; pinning clears fetch[0] only). A systolic unit pass sends each word of its blocks
+// once (map_strategy_systolic.cpp): the DRAM-level words. A row-stationary pass of a filter
+// kind (map_strategy.cpp unit_pass) sends wifm * P * F ifmap and ew * P * F ofmap words,
+// with P * F >= (window rows) x (the pass's ofmap rows): each ofmap word window-rows times
+// and each ifmap row to every filter row, window rows x ofmap rows instead of the
+// min(window, stride) x ofmap rows of min_ifmap_words. A row-stationary local region sends
+// wifm * P ifmap words per input pass without F, with P >= the pass's ofmap rows: one input
+// row per ofmap row; its ofmap words window-rows times as for filters.
+struct ItcnWords {
+  double fil = 0, ifm = 0, ofm = 0;
+};
+ItcnWords min_itcn_words(const model::Layer& L, std::int64_t batch, double fil_words,
+                         model::ArrayMapping mapping) {
+  const double ofm = static_cast<double>(L.total_ofmap_size(batch));
+  if (mapping == model::ArrayMapping::Systolic) return {fil_words, min_ifmap_words(L, batch), ofm};
+  const PhyDim2 win = L.has_filter() ? L.sfil : L.sreg;
+  const double cols = static_cast<double>(L.sofm.w * std::min(win.w, L.strd.w));
+  const double per_sample_rows = static_cast<double>(L.sofm.h) * cols * static_cast<double>(batch);
+  const double ifm = L.has_filter() ? static_cast<double>(L.is_depthwise() ? L.nofm : L.nifm) *
+                                          per_sample_rows * static_cast<double>(win.h)
+                                    : static_cast<double>(L.nofm) * per_sample_rows *
+                                          static_cast<double>(L.input_passes());
+  return {fil_words, ifm, ofm * static_cast<double>(win.h)};
+}
+
 }  // namespace
 
 LayerCostBound layer_cost_bound(const LayerProblem& p) {
@@ -69,6 +96,25 @@ LayerCostBound layer_cost_bound(const LayerProblem& p) {
   const double dram_words = fil + (src_dram ? ifm : 0) + (dst_dram ? ofm : 0);
   b.energy += c.mem_hier[MemLevel::Dram] * dram_words;
   b.energy += c.mem_hier[MemLevel::Gbuf] * ((src_dram ? 0 : ifm) + (dst_dram ? 0 : ofm));
+  // ITCN: every word a unit pass uses crosses the array bus (min_itcn_words).
+  const ItcnWords itcn = min_itcn_words(L, p.batch, fil_words, p.resource.array_mapping);
+  b.energy += c.mem_hier[MemLevel::Itcn] * (itcn.fil + itcn.ifm + itcn.ofm);
+  // GBUF (calc_stats: unit GBUF accesses x fetch[1] x stored_in_gbuf): a category that may
+  // not bypass GBUF is stored, and its unit GBUF accesses are at least its DRAM-level ones.
+  const auto& bypass = p.options.sw_gbuf_bypass;
+  b.energy += c.mem_hier[MemLevel::Gbuf] *
+              ((bypass[DataCategory::Fil] ? 0 : fil_words) + (bypass[DataCategory::Ifm] ? 0 : ifm) +
+               (bypass[DataCategory::Ofm] ? 0 : ofm));
+  // NoC (cost_and_time: unit hops x fetch[0]; noc_hops.cpp): each filter word travels from a
+  // memory node at least to the nearest processing node (a forwarding tree's weight, or each
+  // node's own fetch, is at least that), as often as it crosses DRAM; each ofmap word is read
+  // by (and accumulated back from) at least the processing node nearest its stored piece,
+  // and ceil((read + accumulate) / 2) >= read. IFM hops depend on the layout: not bounded.
+  const auto& r = p.resource;
+  double hops = 0;
+  if (fil > 0) hops += fil * static_cast<double>(r.dram_region.min_hops_to(r.proc_region));
+  if (ofm > 0) hops += ofm * static_cast<double>(r.dst_data_region.min_hops_to(r.proc_region));
+  b.energy += c.noc_hop * hops;
   // Time (LoopBlockingEval::time = max(proc, bus, dram)): a node's array does at most one MAC
   // per PE per cycle, and DRAM moves dram_bandwidth words per cycle.
   const double pes =

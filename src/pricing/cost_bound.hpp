@@ -3,8 +3,9 @@
 // blocking: the network search's branch and bound (schedule/network_search.cpp) skips a
 // (segment, constraint) pair whose bound cannot beat what it already has. Microseconds per
 // problem; it ignores the ifmap layout. Every term is one the model always charges (the
-// reasoning is next to each term in cost_bound.cpp); tests/unit/pricing/test_cost_bound.cpp
-// and tests/unit/schedule/test_bound_pruning.cpp check bound <= price on the zoo.
+// reasoning is next to each term in cost_bound.cpp); tests/unit/search/test_cost_bound.cpp
+// checks bound <= price on B's schemes of the golden problems and variants of them, and
+// tests/unit/search/kapla/test_bound_pruning.cpp on every pair K solves on the zoo.
 // Spec: nn_dataflow-spec.md §3.2 (cost parts), §6.3-6.4 (unit pass, occupancy), §7.3-7.5.
 #pragma once
 
@@ -13,7 +14,7 @@
 namespace kapla::pricing {
 
 struct LayerCostBound {
-  /// <= cost - cost_static of every valid schedule (MAC, REGF, GBUF, DRAM parts).
+  /// <= cost - cost_static of every valid schedule (MAC, REGF, ITCN, GBUF, DRAM, NoC parts).
   double energy = 0;
   /// <= time of every valid schedule (cycles).
   double time = 0;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace kapla::mapping {
 namespace {
@@ -47,6 +48,40 @@ TEST(NodeRegion, AllocateZigZagMatchesTheReferenceExample) {
   std::sort(want.begin(), want.end());
   EXPECT_EQ(sorted, want);
   EXPECT_TRUE(chip.allocate({60, 5}).empty());
+}
+
+// min_hops_to against the least distance over every pair of nodes: folded stripes of several
+// chip widths (every way allocate cuts them, in both directions), memory corners 15 apart,
+// memory nodes stacked on one point, rectangles away from the origin, a region with itself.
+TEST(NodeRegion, MinHopsToIsTheLeastDistanceOverNodePairs) {
+  auto listed = [](const NodeRegion& a, const NodeRegion& b) {
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
+    for (const auto& x : a.nodes())
+      for (const auto& y : b.nodes()) best = std::min(best, x.hop_dist(y));
+    return best;
+  };
+  std::vector<NodeRegion> regions{
+      NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {15, 15}),
+      NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 5}),
+      NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {0, 0}),  // stacked (golden data)
+      NodeRegion::rectangle({3, 4}, {5, 6}, RegionType::Proc),
+      NodeRegion::rectangle({1, 1}, {7, 2}, RegionType::Proc)};
+  for (std::int64_t width : {4, 8, 16}) {
+    const auto chip = NodeRegion::rectangle({16, width}, {0, 0}, RegionType::Proc);
+    for (const auto& reqs : std::vector<std::vector<std::int64_t>>{
+             {28, 22, 14}, {6, 10, 2, 30}, {16, 16, 32}, {2, 2, 2, 2, 2}}) {
+      for (const auto& r : chip.allocate(reqs)) regions.push_back(r);
+    }
+  }
+  std::size_t folded = 0;
+  for (const auto& a : regions) {
+    folded += a.effective_wbeg() != a.effective_wtot() ? 1 : 0;
+    for (const auto& b : regions) {
+      EXPECT_EQ(a.min_hops_to(b), listed(a, b));
+    }
+    EXPECT_EQ(a.min_hops_to(a), 0);
+  }
+  EXPECT_GT(folded, 5u);
 }
 
 }  // namespace

@@ -1,0 +1,148 @@
+// pricing::layer_cost_bound against the one cost model: on every golden per-layer problem
+// (nn_dataflow and the KAPLA fork) and on variants of them (KAPLA's inference options, where no
+// category may bypass GBUF; the systolic array; a multi-node region away from the memory
+// corners writing to another region), the bound is <= the price of every scheme B's space
+// holds that the test draws, and <= the reference's optimum. The bound's terms and why each
+// holds: src/pricing/cost_bound.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iomanip>
+#include <string>
+#include <vector>
+
+#include "io/golden_record.hpp"
+#include "mapping/data_layout_ops.hpp"
+#include "pricing/cost_bound.hpp"
+#include "sampling_fixtures.hpp"
+#include "search/scheme_space.hpp"
+
+namespace kapla::search {
+namespace {
+
+using mapping::NodeRegion;
+using mapping::RegionType;
+
+// The bound and the price add the same products in different orders (the segment bound
+// lowers its sums by 1e-9 relative for that, segment_bound.hpp).
+constexpr double kRounding = 1 + 1e-12;
+
+struct Checked {
+  std::size_t schemes = 0;
+  double tightest = 0;  // the largest bound / price
+};
+
+// Draws `draws` points of B's space and checks the bound on each valid one.
+void check_sampled(const pricing::LayerProblem& p, std::uint64_t seed, int draws, Checked& out) {
+  const SchemeSpace space = SchemeSpace::of_problem(p);
+  if (space.empty()) return;
+  const auto evaluate = cost_model_evaluator(p, space);
+  const auto bound = pricing::layer_cost_bound(p);
+  Rng rng(seed);
+  for (int i = 0; i < draws; ++i) {
+    const auto s = evaluate(space.sample(rng));
+    if (!s) continue;
+    ++out.schemes;
+    const double energy = s->cost - s->cost_static;
+    EXPECT_LE(bound.energy, energy * kRounding) << std::setprecision(17) << bound.energy << " > "
+                                                << energy << ", " << model::describe(p.layer);
+    EXPECT_LE(bound.time, s->time) << model::describe(p.layer);
+    EXPECT_LE(bound.dram_time, s->dram_time) << model::describe(p.layer);
+    out.tightest = std::max(out.tightest, bound.energy / energy);
+  }
+}
+
+std::vector<pricing::LayerProblem> golden_problems() {
+  std::vector<pricing::LayerProblem> out;
+  for (const char* file :
+       {"/golden/nn_dataflow/layer_schedules.jsonl", "/golden/kapla/layer_schedules.jsonl"}) {
+    for (const auto& r : io::golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) + file))
+      out.push_back(testing::problem_of(r));
+  }
+  return out;
+}
+
+// The reference's optimum (B's cost, static part included) is at least the bound plus the
+// static energy of the bound's time.
+TEST(LayerCostBound, BelowTheReferenceOptimum) {
+  std::size_t n = 0;
+  for (const char* file :
+       {"/golden/nn_dataflow/layer_schedules.jsonl", "/golden/kapla/layer_schedules.jsonl"}) {
+    for (const auto& r : io::golden::read_jsonl(std::string(KAPLA_TEST_DATA_DIR) + file)) {
+      if (r.at("tops").empty()) continue;
+      const auto p = testing::problem_of(r);
+      const auto& top = r.at("tops").at(0);
+      const double cost = io::golden::to_double(top.at("cost"));
+      const double time = io::golden::to_double(top.at("time"));
+      const auto b = pricing::layer_cost_bound(p);
+      EXPECT_LE(b.energy + p.costs.idl_unit * b.time, cost * kRounding) << r.at("id");
+      EXPECT_LE(b.time, time) << r.at("id");
+      ++n;
+    }
+  }
+  EXPECT_GT(n, 150u);
+}
+
+TEST(LayerCostBound, BelowSampledSchemesOfGoldenProblems) {
+  Checked c;
+  std::uint64_t seed = 1;
+  for (const auto& p : golden_problems()) check_sampled(p, ++seed, 300, c);
+  EXPECT_GT(c.schemes, 2000u);
+  EXPECT_GT(c.tightest, 0.5);  // not vacuous
+}
+
+// KAPLA's presets keep every category in GBUF, so the bound adds the GBUF words too.
+TEST(LayerCostBound, BelowSampledSchemesWithKaplaOptions) {
+  Checked c;
+  std::uint64_t seed = 1000;
+  for (auto p : golden_problems()) {
+    if (p.options.sw_solve_loopblocking) continue;
+    p.options = model::kapla_option_preset(++seed % 2 ? "inference" : "training");
+    check_sampled(p, seed, 300, c);
+  }
+  EXPECT_GT(c.schemes, 2000u);
+  EXPECT_GT(c.tightest, 0.5);
+}
+
+TEST(LayerCostBound, BelowSampledSchemesOnTheSystolicArray) {
+  Checked c;
+  std::uint64_t seed = 2000;
+  for (auto p : golden_problems()) {
+    if (p.layer.is_back() || p.layer.is_matmul()) continue;
+    p.resource.array_mapping = model::ArrayMapping::Systolic;
+    p.options.cost_model = model::CostModelVariant::Kapla;  // the fork's mapping
+    check_sampled(p, ++seed, 300, c);
+  }
+  EXPECT_GT(c.schemes, 1000u);
+}
+
+// A 2x2 region in the middle of a 4x4 chip whose memory sits at the four corners (the cloud's
+// 2-D memory): filters come from two hops away at least; the ofmaps go to the region to its
+// right (one hop), or to the corners; with forwarding and without.
+TEST(LayerCostBound, BelowSampledSchemesAwayFromTheMemory) {
+  Checked c;
+  std::uint64_t seed = 3000;
+  const NodeRegion corners = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
+  const NodeRegion middle = NodeRegion::rectangle({2, 2}, {1, 1}, RegionType::Proc);
+  const NodeRegion right = NodeRegion::rectangle({2, 1}, {1, 3}, RegionType::Proc);
+  int k = 0;
+  for (auto p : golden_problems()) {
+    if (p.options.sw_solve_loopblocking || p.layer.is_back()) continue;
+    ++k;
+    if (k % 2 == 0) p.options = model::kapla_option_preset("inference");
+    p.options.hw_access_forwarding = k % 3 != 0;
+    p.resource.proc_region = middle;
+    p.resource.dram_region = corners;
+    p.resource.src_data_region = corners;
+    p.resource.dst_data_region = k % 4 < 2 ? right : corners;
+    p.ifmap_layout =
+        mapping::input_layouts(p.layer.nifm, p.layer.sifm, p.batch, corners, p.options).front();
+    check_sampled(p, ++seed, 200, c);
+  }
+  EXPECT_GT(c.schemes, 1000u);
+  EXPECT_GT(c.tightest, 0.5);
+}
+
+}  // namespace
+}  // namespace kapla::search

@@ -2,9 +2,12 @@
 #include "mapping/data_layout_ops.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <optional>
 
 #include "core/errors.hpp"
+#include "core/math.hpp"
 #include "mapping/gen_partition.hpp"
 #include "mapping/partition.hpp"
 
@@ -48,23 +51,29 @@ DataLayout concat(const std::vector<DataLayout>& layouts) {
   return out;
 }
 
-std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests) {
+namespace {
+
+// Prim from the pre-connected sources [src, src + num_src) (see mst_weight).
+std::int64_t prim_weight(const PhyDim2* src, std::size_t num_src, const std::vector<PhyDim2>& dests,
+                         HopScratch& scratch) {
   // Distinct destinations not already connected. The weight of a minimum spanning forest is
   // unique, so neither their order nor Prim's tie-breaks change the result.
-  std::vector<PhyDim2> todo(dests);
+  std::vector<PhyDim2>& todo = scratch.todo;
+  todo.assign(dests.begin(), dests.end());
   std::sort(todo.begin(), todo.end());
   todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
   todo.erase(std::remove_if(todo.begin(), todo.end(),
                             [&](const PhyDim2& d) {
-                              return std::find(sources.begin(), sources.end(), d) != sources.end();
+                              return std::find(src, src + num_src, d) != src + num_src;
                             }),
              todo.end());
   // Prim: best[i] = distance of todo[i] to the connected set; the first m entries are not
   // connected yet (a picked node is swapped behind them).
   constexpr std::int64_t kBig = std::numeric_limits<std::int64_t>::max();
-  std::vector<std::int64_t> best(todo.size(), kBig);
+  std::vector<std::int64_t>& best = scratch.best;
+  best.assign(todo.size(), kBig);
   for (std::size_t i = 0; i < todo.size(); ++i)
-    for (const PhyDim2& s : sources) best[i] = std::min(best[i], todo[i].hop_dist(s));
+    for (std::size_t k = 0; k < num_src; ++k) best[i] = std::min(best[i], todo[i].hop_dist(src[k]));
   std::int64_t total = 0;
   for (std::size_t m = todo.size(); m > 0; --m) {
     std::size_t pick = 0;
@@ -80,34 +89,252 @@ std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<P
   return total;
 }
 
+void sort_unique(std::vector<std::int64_t>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+std::size_t index_in(const std::vector<std::int64_t>& sorted, std::int64_t x) {
+  return static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), x) -
+                                  sorted.begin());
+}
+
+// Whether `nodes` are a full grid: scratch.rows x scratch.cols (their distinct coordinates,
+// sorted), every pair present (duplicates allowed).
+bool is_full_grid(const std::vector<PhyDim2>& nodes, HopScratch& scratch) {
+  std::vector<std::int64_t>& rows = scratch.rows;
+  std::vector<std::int64_t>& cols = scratch.cols;
+  rows.clear();
+  cols.clear();
+  for (const PhyDim2& n : nodes) {
+    rows.push_back(n.h);
+    cols.push_back(n.w);
+  }
+  sort_unique(rows);
+  sort_unique(cols);
+  const std::size_t nr = rows.size();
+  const std::size_t nc = cols.size();
+  // A full grid has nr * nc distinct nodes: with fewer nodes than that it cannot be one.
+  if (nr * nc > nodes.size()) return false;
+  std::vector<unsigned char>& seen = scratch.seen;
+  seen.assign(nr * nc, 0);
+  std::size_t distinct = 0;
+  for (const PhyDim2& n : nodes) {
+    unsigned char& c = seen[index_in(rows, n.h) * nc + index_in(cols, n.w)];
+    distinct += c == 0;
+    c = 1;
+  }
+  return distinct == nr * nc;
+}
+
+// Why a grid's spanning trees need only its neighbour edges: every Manhattan distance between
+// two grid nodes is the length of a monotone path through neighbouring grid nodes, and no edge
+// of that path is longer than the distance, so replacing the direct edge by the path never
+// makes a spanning tree heavier. (Weights are exact integers; a minimum spanning forest's
+// weight does not depend on how equal edges are ordered.)
+
+// The spanning tree of the full grid scratch.rows x scratch.cols, by Kruskal over its
+// neighbour edges: one per pair of neighbouring rows (gap g) and column, one per pair of
+// neighbouring columns and row. While c column classes are apart, a row gap joins c pairs of
+// components, one edge each, and the other way round.
+std::int64_t grid_tree_weight(HopScratch& scratch) {
+  const std::vector<std::int64_t>& rows = scratch.rows;
+  const std::vector<std::int64_t>& cols = scratch.cols;
+  std::vector<std::int64_t>& rg = scratch.row_gaps;
+  std::vector<std::int64_t>& cg = scratch.col_gaps;
+  rg.clear();
+  cg.clear();
+  for (std::size_t i = 1; i < rows.size(); ++i) rg.push_back(rows[i] - rows[i - 1]);
+  for (std::size_t i = 1; i < cols.size(); ++i) cg.push_back(cols[i] - cols[i - 1]);
+  std::sort(rg.begin(), rg.end());
+  std::sort(cg.begin(), cg.end());
+  auto row_classes = static_cast<std::int64_t>(rows.size());
+  auto col_classes = static_cast<std::int64_t>(cols.size());
+  std::int64_t total = 0;
+  std::size_t i = 0, j = 0;
+  while (i < rg.size() || j < cg.size()) {
+    if (j == cg.size() || (i < rg.size() && rg[i] <= cg[j])) {
+      total += rg[i++] * col_classes;
+      --row_classes;
+    } else {
+      total += cg[j++] * row_classes;
+      --col_classes;
+    }
+  }
+  return total;
+}
+
+// The spanning forest joining the full grid scratch.rows x scratch.cols to the pre-connected
+// `sources`: Kruskal over the grid's neighbour edges and one edge per grid node to its nearest
+// source (the sources as one node; a grid node that is a source gets a 0 edge). nullopt when
+// a weight does not fit the packed edges (Prim then).
+std::optional<std::int64_t> grid_forest_weight(const std::vector<PhyDim2>& sources,
+                                               HopScratch& scratch) {
+  const std::vector<std::int64_t>& rows = scratch.rows;
+  const std::vector<std::int64_t>& cols = scratch.cols;
+  const std::size_t nr = rows.size(), nc = cols.size(), n = nr * nc;
+  // Edges packed as (weight, a, b) in one word (24, 20, 20 bits): grid nodes r * nc + c, the
+  // sources node n.
+  constexpr std::int64_t kMaxWeight = (std::int64_t{1} << 24) - 1;
+  if (n >= (std::size_t{1} << 20)) return std::nullopt;
+  std::vector<std::uint64_t>& edges = scratch.edges;
+  edges.clear();
+  bool fits = true;
+  auto edge = [&](std::int64_t w, std::size_t a, std::size_t b) {
+    fits = fits && w >= 0 && w <= kMaxWeight;
+    edges.push_back(static_cast<std::uint64_t>(w) << 40 | static_cast<std::uint64_t>(a) << 20 |
+                    static_cast<std::uint64_t>(b));
+  };
+  for (std::size_t r = 0; r < nr; ++r) {
+    for (std::size_t c = 0; c < nc; ++c) {
+      const PhyDim2 node{rows[r], cols[c]};
+      std::int64_t d = std::numeric_limits<std::int64_t>::max();
+      for (const PhyDim2& s : sources) d = std::min(d, node.hop_dist(s));
+      edge(d, r * nc + c, n);
+      if (r + 1 < nr) edge(rows[r + 1] - rows[r], r * nc + c, (r + 1) * nc + c);
+      if (c + 1 < nc) edge(cols[c + 1] - cols[c], r * nc + c, r * nc + c + 1);
+    }
+  }
+  if (!fits) return std::nullopt;
+  std::sort(edges.begin(), edges.end());
+  std::vector<std::uint32_t>& root = scratch.roots;
+  root.resize(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) root[i] = static_cast<std::uint32_t>(i);
+  auto find = [&](std::uint32_t x) {
+    while (root[x] != x) x = root[x] = root[root[x]];
+    return x;
+  };
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << 20) - 1;
+  std::int64_t total = 0;
+  std::size_t joined = 0;
+  for (const std::uint64_t e : edges) {
+    const std::uint32_t ra = find(static_cast<std::uint32_t>(e >> 20 & kMask));
+    const std::uint32_t rb = find(static_cast<std::uint32_t>(e & kMask));
+    if (ra == rb) continue;
+    root[ra] = rb;
+    total += static_cast<std::int64_t>(e >> 40);
+    if (++joined == n) break;
+  }
+  return total;
+}
+
+// Below this many destinations Prim's n^2 steps cost less than finding and sorting a grid's
+// edges (both give the same weight).
+constexpr std::size_t kGridMin = 24;
+
+}  // namespace
+
+std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests) {
+  HopScratch scratch;
+  return mst_weight(sources, dests, scratch);
+}
+
+std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests,
+                        HopScratch& scratch) {
+  if (dests.size() >= kGridMin && !sources.empty() && is_full_grid(dests, scratch)) {
+    if (const auto w = grid_forest_weight(sources, scratch)) return *w;
+  }
+  return prim_weight(sources.data(), sources.size(), dests, scratch);
+}
+
+std::int64_t tree_weight(const std::vector<PhyDim2>& nodes, HopScratch& scratch) {
+  KAPLA_ASSERT(!nodes.empty(), "tree_weight: no node");
+  if (nodes.size() == 1) return 0;
+  if (nodes.size() == 2) return nodes[0].hop_dist(nodes[1]);
+  if (is_full_grid(nodes, scratch)) return grid_tree_weight(scratch);
+  return prim_weight(nodes.data(), 1, nodes, scratch);
+}
+
 LayoutPieces layout_pieces(const DataLayout& layout) {
   LayoutPieces out;
   if (!layout.frngs.empty()) out.complete = complete_fmap_range(layout);
   for (std::size_t k = 0; k < layout.frngs.size(); ++k) {
     const PartitionScheme& part = layout.parts[k];
-    for (const PartIndex& pidx : gen_pidx(part)) {
-      out.pieces.push_back(
-          {fmap_range(part, layout.frngs[k], pidx), coordinate(part, layout.regions[k], pidx)});
+    const FmapRange& frng = layout.frngs[k];
+    const auto& pd = part.pdims;
+    LayoutPieces::Block block;
+    block.first = out.pieces.size();
+    block.replicas = pd[ParallelDim::Inpp].size();
+    // fmap_range's splits (ith_range): piece i of n spans [beg + i * len / n, ...).
+    const std::array<std::int64_t, 4> splits{pd[ParallelDim::Batp].size(),
+                                             pd[ParallelDim::Outp].size(), pd[ParallelDim::Ofmp].h,
+                                             pd[ParallelDim::Ofmp].w};
+    for (int d = 0; d < 4; ++d) {
+      for (std::int64_t i = 0; i <= splits[d]; ++i)
+        block.bounds[d].push_back(ith_range(frng.beg[d], frng.end[d], i, splits[d]).first);
     }
+    out.blocks.push_back(std::move(block));
+    for (const PartIndex& pidx : gen_pidx(part))
+      out.pieces.push_back(
+          {fmap_range(part, frng, pidx), coordinate(part, layout.regions[k], pidx)});
   }
   return out;
 }
 
-std::vector<std::int64_t> nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
-                                         const std::vector<PhyDim2>& dests) {
-  std::vector<std::int64_t> per_dest(dests.size(), 0);
-  for (const auto& piece : layout.pieces) {
-    const std::int64_t size = overlap_size(frng, piece.frng);
-    if (size == 0) continue;
-    for (std::size_t i = 0; i < dests.size(); ++i)
-      per_dest[i] += size * dests[i].hop_dist(piece.node);
+namespace {
+
+// Calls visit(size, node) for every stored piece of `layout` that overlaps `frng` (size > 0),
+// in layout order. Along each dimension the pieces meeting [frng.beg, frng.end) are an index
+// interval of the block's bounds (both ends of piece i are non-decreasing in i), and a piece's
+// overlap is the product of its per-dimension overlaps.
+template <class Visit>
+void for_each_overlapping(const LayoutPieces& layout, const FmapRange& frng, HopScratch& scratch,
+                          Visit visit) {
+  for (const LayoutPieces::Block& b : layout.blocks) {
+    std::array<std::size_t, 4> lo{}, num{};
+    bool met = true;
+    for (std::size_t d = 0; d < 4 && met; ++d) {
+      const std::vector<std::int64_t>& bd = b.bounds[d];
+      const std::size_t n = bd.size() - 1;
+      // First piece ending after frng.beg; first starting at or after frng.end.
+      const auto l = static_cast<std::size_t>(
+          std::upper_bound(bd.begin() + 1, bd.end(), frng.beg[d]) - (bd.begin() + 1));
+      const auto h = static_cast<std::size_t>(
+          std::lower_bound(bd.begin(), bd.begin() + static_cast<std::ptrdiff_t>(n), frng.end[d]) -
+          bd.begin());
+      std::vector<std::int64_t>& ov = scratch.overlaps[d];
+      ov.clear();
+      for (std::size_t i = l; i < h; ++i)
+        ov.push_back(std::max<std::int64_t>(
+            0, std::min(bd[i + 1], frng.end[d]) - std::max(bd[i], frng.beg[d])));
+      lo[d] = l;
+      num[d] = h > l ? h - l : 0;
+      met = num[d] > 0;
+    }
+    if (!met) continue;
+    // gen_pidx order: OUTP, OFMP (h, w), BATP, INPP, each flattened h-major.
+    const std::size_t nfh = b.bounds[2].size() - 1, nfw = b.bounds[3].size() - 1;
+    const std::size_t nb = b.bounds[0].size() - 1;
+    const auto ni = static_cast<std::size_t>(b.replicas);
+    const auto& ov = scratch.overlaps;
+    for (std::size_t o = 0; o < num[1]; ++o)
+      for (std::size_t fh = 0; fh < num[2]; ++fh)
+        for (std::size_t fw = 0; fw < num[3]; ++fw)
+          for (std::size_t bt = 0; bt < num[0]; ++bt) {
+            const std::int64_t size = ov[1][o] * ov[2][fh] * ov[3][fw] * ov[0][bt];
+            if (size == 0) continue;
+            const std::size_t at =
+                b.first +
+                ((((lo[1] + o) * nfh + lo[2] + fh) * nfw + lo[3] + fw) * nb + lo[0] + bt) * ni;
+            for (std::size_t r = 0; r < ni; ++r) visit(size, layout.pieces[at + r].node);
+          }
   }
-  return per_dest;
+}
+
+}  // namespace
+
+void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
+                    const std::vector<PhyDim2>& dests, std::vector<std::int64_t>& per_dest,
+                    HopScratch& scratch) {
+  per_dest.assign(dests.size(), 0);
+  for_each_overlapping(layout, frng, scratch, [&](std::int64_t size, const PhyDim2& node) {
+    for (std::size_t i = 0; i < dests.size(); ++i) per_dest[i] += size * dests[i].hop_dist(node);
+  });
 }
 
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
                              const std::vector<PhyDim2>& dests,
-                             const std::vector<std::int64_t>& per_dest) {
+                             const std::vector<std::int64_t>& per_dest, HopScratch& scratch) {
   KAPLA_ASSERT(!dests.empty(), "nhops_to: forwarding needs a destination");
   // The first fetcher: fewest hops, then the smaller coordinate.
   std::size_t first = 0;
@@ -117,13 +344,16 @@ std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
       first = i;
   }
   const std::int64_t total_size = overlap_size(layout.complete, frng);
-  return per_dest[first] + total_size * mst_weight({dests[first]}, dests);
+  // mst_weight({dests[first]}, dests): the first fetcher is a destination, so this is the
+  // spanning tree of the destinations whichever fetches.
+  return per_dest[first] + total_size * tree_weight(dests, scratch);
 }
 
 std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,
-                      const std::vector<PhyDim2>& dests, bool forwarding) {
-  const std::vector<std::int64_t> per_dest = nhops_per_dest(layout, frng, dests);
-  if (forwarding) return nhops_forwarded(layout, frng, dests, per_dest);
+                      const std::vector<PhyDim2>& dests, bool forwarding, HopScratch& scratch) {
+  std::vector<std::int64_t>& per_dest = scratch.per_dest;
+  nhops_per_dest(layout, frng, dests, per_dest, scratch);
+  if (forwarding) return nhops_forwarded(layout, frng, dests, per_dest, scratch);
   std::int64_t s = 0;
   for (auto v : per_dest) s += v;
   return s;
@@ -131,7 +361,8 @@ std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,
 
 std::int64_t nhops_to(const DataLayout& layout, const FmapRange& frng,
                       const std::vector<PhyDim2>& dests, bool forwarding) {
-  return nhops_to(layout_pieces(layout), frng, dests, forwarding);
+  HopScratch scratch;
+  return nhops_to(layout_pieces(layout), frng, dests, forwarding, scratch);
 }
 
 DataLayout ofmap_layout(const model::Layer& layer, std::int64_t batch, const PartitionScheme& part,

@@ -4,6 +4,7 @@
 // Spec: nn_dataflow-spec.md §8.5, §8.7, §11.18, §11.26.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -47,24 +48,62 @@ struct LayoutPieces {
   };
   std::vector<Piece> pieces;
   FmapRange complete;  // complete_fmap_range(layout); empty range for an empty layout
+  /// Per layout entry, its pieces (from `first`, in gen_pidx order) and how its partition
+  /// splits its range: along dimension d (batch by BATP, channels by OUTP, height and width by
+  /// OFMP), piece i spans [bounds[d][i], bounds[d][i + 1]). A hop query then finds the pieces
+  /// a range overlaps, and the overlap sizes, dimension by dimension instead of testing every
+  /// piece of the layout.
+  struct Block {
+    std::size_t first = 0;
+    std::array<std::vector<std::int64_t>, 4> bounds;
+    std::int64_t replicas = 1;  // INPP: nodes holding the same piece, innermost in gen_pidx
+  };
+  std::vector<Block> blocks;
 };
 LayoutPieces layout_pieces(const DataLayout& layout);
 
+/// Buffers the hop functions below reuse from call to call: the placement of one partition
+/// asks them once per data group (K's GoogLeNet inference run: 2.2 M groups), and their
+/// vectors, allocated per call, were 9.5 M of the run's 21 M allocations. One per caller and
+/// thread; the results never depend on what the buffers held.
+struct HopScratch {
+  std::vector<std::int64_t> per_dest;
+  // Per dimension, the overlap lengths of the pieces a range meets.
+  std::array<std::vector<std::int64_t>, 4> overlaps;
+  // Minimum spanning trees: Prim's state, or a grid's distinct rows, columns and gaps.
+  std::vector<PhyDim2> todo;
+  std::vector<std::int64_t> best;
+  std::vector<std::int64_t> rows, cols, row_gaps, col_gaps;
+  std::vector<unsigned char> seen;
+  std::vector<std::uint64_t> edges;
+  std::vector<std::uint32_t> roots;
+};
+
 /// Per destination, Σ overlap * distance from each stored piece (nhops_to without forwarding,
-/// destination by destination).
-std::vector<std::int64_t> nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
-                                         const std::vector<PhyDim2>& dests);
+/// destination by destination), into `per_dest`.
+void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
+                    const std::vector<PhyDim2>& dests, std::vector<std::int64_t>& per_dest,
+                    HopScratch& scratch);
 /// nhops_to with forwarding, from the per-destination hops nhops_per_dest returned.
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
                              const std::vector<PhyDim2>& dests,
-                             const std::vector<std::int64_t>& per_dest);
+                             const std::vector<std::int64_t>& per_dest, HopScratch& scratch);
 /// nhops_to on a flattened layout.
 std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,
-                      const std::vector<PhyDim2>& dests, bool forwarding = false);
+                      const std::vector<PhyDim2>& dests, bool forwarding, HopScratch& scratch);
 
 /// Weight of the Manhattan-metric minimum spanning forest that connects every `dests` node to
-/// the pre-connected `sources` (Prim from the sources; duplicates collapse).
+/// the pre-connected `sources` (Prim from the sources; duplicates collapse). With a scratch:
+/// the same weight, by Kruskal over a grid's neighbour edges when many destinations form a
+/// full grid (a filter group on an unfolded region).
 std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests);
+std::int64_t mst_weight(const std::vector<PhyDim2>& sources, const std::vector<PhyDim2>& dests,
+                        HopScratch& scratch);
+/// Weight of the Manhattan minimum spanning tree of the distinct `nodes` (non-empty): what
+/// mst_weight({nodes[0]}, nodes) returns. A closed form when the nodes are a full grid
+/// (every pair of a row coordinate and a column coordinate present), as the nodes of one data
+/// group on an unfolded region are; Prim otherwise.
+std::int64_t tree_weight(const std::vector<PhyDim2>& nodes, HopScratch& scratch);
 
 /// The ofmap layout of a layer: the full ofmap range on `dst_region`, split by `part`
 /// projected onto it (INPP dropped).

@@ -2,6 +2,7 @@
 #include "mapping/noc_hops.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -14,20 +15,69 @@
 namespace kapla::mapping {
 namespace {
 
-/// Calls visit(key) once per distinct key of `members` in ascending key order, with `coords`
-/// holding that key's nodes in their order in `members` (a stable sort keeps it).
+using FilKey = std::pair<FilterRange, std::pair<std::int64_t, std::int64_t>>;
+
+std::uint64_t mix(std::uint64_t h, std::int64_t v) {
+  return (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;  // FNV-1a over words
+}
+std::uint64_t key_hash(const FmapRange& r) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (int i = 0; i < 4; ++i) h = mix(mix(h, r.beg[i]), r.end[i]);
+  return h ^ (h >> 29);
+}
+std::uint64_t key_hash(const FilKey& k) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (std::int64_t v : {k.first.ifm.beg, k.first.ifm.end, k.first.ofm.beg, k.first.ofm.end,
+                         k.second.first, k.second.second})
+    h = mix(h, v);
+  return h ^ (h >> 29);
+}
+
+/// for_each_group's buffers, reused by the three categories.
+struct GroupScratch {
+  std::vector<std::uint32_t> table;  // open addressing: group + 1, 0 = empty
+  std::vector<std::uint32_t> group_of;
+  std::vector<std::uint32_t> first_member;  // per group
+  std::vector<std::uint32_t> offsets;       // per group, then the members by group
+  std::vector<std::uint32_t> order;
+};
+
+/// Calls visit(key) once per distinct key of `members` (in order of first appearance), with
+/// `coords` holding that key's nodes in their order in `members`. Groups by hashing, in time
+/// linear in the members (K places thousands of partitions of up to 256 nodes).
 template <class Key, class Visit>
-void for_each_group(std::vector<std::pair<Key, PhyDim2>>& members, std::vector<PhyDim2>& coords,
-                    Visit visit) {
-  std::stable_sort(members.begin(), members.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t i = 0; i < members.size();) {
+void for_each_group(const std::vector<std::pair<Key, PhyDim2>>& members, GroupScratch& g,
+                    std::vector<PhyDim2>& coords, Visit visit) {
+  const std::size_t n = members.size();
+  std::size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  g.table.assign(cap, 0);
+  g.group_of.resize(n);
+  g.first_member.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Key& key = members[i].first;
+    std::size_t slot = key_hash(key) & (cap - 1);
+    while (g.table[slot] != 0 && !(members[g.first_member[g.table[slot] - 1]].first == key))
+      slot = (slot + 1) & (cap - 1);
+    if (g.table[slot] == 0) {
+      g.first_member.push_back(static_cast<std::uint32_t>(i));
+      g.table[slot] = static_cast<std::uint32_t>(g.first_member.size());
+    }
+    g.group_of[i] = g.table[slot] - 1;
+  }
+  // Counting sort by group, stable: each group's members keep their order.
+  const std::size_t groups = g.first_member.size();
+  g.offsets.assign(groups + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++g.offsets[g.group_of[i] + 1];
+  for (std::size_t k = 0; k < groups; ++k) g.offsets[k + 1] += g.offsets[k];
+  g.order.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    g.order[g.offsets[g.group_of[i]]++] = static_cast<std::uint32_t>(i);
+  for (std::size_t k = 0, at = 0; k < groups; ++k) {
     coords.clear();
-    std::size_t j = i;
-    for (; j < members.size() && members[j].first == members[i].first; ++j)
-      coords.push_back(members[j].second);
-    visit(members[i].first);
-    i = j;
+    for (; at < n && g.group_of[g.order[at]] == k; ++at)
+      coords.push_back(members[g.order[at]].second);
+    visit(members[g.first_member[k]].first);
   }
 }
 
@@ -40,6 +90,10 @@ std::vector<PhyDim2> filter_nodes(const NodeRegion& dram_region) {
   return out;
 }
 
+PlacementSources placement_sources(const NodeRegion& dram_region, const DataLayout& ifmap_layout) {
+  return PlacementSources{filter_nodes(dram_region), layout_pieces(ifmap_layout)};
+}
+
 PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std::int64_t batch,
                                                   const NodeRegion& proc_region,
                                                   const PartitionScheme& part,
@@ -47,11 +101,22 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
                                                   const DataLayout& ifmap_layout,
                                                   const DataLayout& ofmap_layout,
                                                   const model::SearchOptions& options) {
+  return unit_nhops_to_proc_region(layer, batch, proc_region, part,
+                                   PlacementSources{filter_nodes, layout_pieces(ifmap_layout)},
+                                   ofmap_layout, options);
+}
+
+PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std::int64_t batch,
+                                                  const NodeRegion& proc_region,
+                                                  const PartitionScheme& part,
+                                                  const PlacementSources& sources,
+                                                  const DataLayout& ofmap_layout,
+                                                  const model::SearchOptions& options) {
+  const std::vector<PhyDim2>& filter_nodes = sources.filter_nodes;
   // Data range -> the nodes processing it, each group in gen_pidx order. The group order does
   // not matter (integer sums); the order within a group does (the OFM middle node). Flat
-  // vectors stably sorted by range, not maps of vectors: K prices thousands of placements.
+  // vectors grouped by hashing, not maps of vectors: K prices thousands of placements.
   // A MatMul's filter (its B operand) differs per sample: its groups are per batch range too.
-  using FilKey = std::pair<FilterRange, std::pair<std::int64_t, std::int64_t>>;
   std::vector<std::pair<FilKey, PhyDim2>> fil_members;
   std::vector<std::pair<FmapRange, PhyDim2>> ifm_members;
   std::vector<std::pair<FmapRange, PhyDim2>> ofm_members;
@@ -78,13 +143,15 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
   std::int64_t nh_ifm = 0;
   std::int64_t nh_ofm = 0;
 
-  std::vector<PhyDim2> coords;  // one group's nodes, reused
-  for_each_group(fil_members, coords, [&](const FilKey& key) {
+  GroupScratch groups;
+  std::vector<PhyDim2> coords;  // one group's nodes
+  HopScratch scratch;
+  for_each_group(fil_members, groups, coords, [&](const FilKey& key) {
     const auto& [frng, bat] = key;
     const std::int64_t fil_size =
         frng.ifm.size() * frng.ofm.size() * layer.filter_size() * (bat.second - bat.first);
     if (fwd) {
-      nh_fil += fil_size * mst_weight(filter_nodes, coords);
+      nh_fil += fil_size * mst_weight(filter_nodes, coords, scratch);
     } else {
       std::int64_t s = 0;
       for (const PhyDim2& c : coords) {
@@ -96,31 +163,36 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
     }
   });
 
-  const LayoutPieces ifm_pieces = layout_pieces(ifmap_layout);
-  for_each_group(ifm_members, coords,
-                 [&](const FmapRange& frng) { nh_ifm += nhops_to(ifm_pieces, frng, coords, fwd); });
+  const LayoutPieces& ifm_pieces = sources.ifmap_pieces;
+  for_each_group(ifm_members, groups, coords, [&](const FmapRange& frng) {
+    nh_ifm += nhops_to(ifm_pieces, frng, coords, fwd, scratch);
+  });
 
   // Stored locally exactly as produced: no transfer (§11.22).
   const bool local = ofmap_layout.parts.size() == 1 && ofmap_layout.parts[0] == part &&
                      ofmap_layout.regions.size() == 1 && ofmap_layout.regions[0] == proc_region;
   if (!local) {
     const LayoutPieces ofm_pieces = layout_pieces(ofmap_layout);
-    for_each_group(ofm_members, coords, [&](const FmapRange& frng) {
+    std::vector<std::int64_t> per_dest;
+    std::vector<PhyDim2> mid;
+    for_each_group(ofm_members, groups, coords, [&](const FmapRange& frng) {
       if (fwd) {
         // Read by the closest node; accumulation follows the reversed forwarding tree; the
         // memory path is in both, and accumulation is one way.
-        const std::vector<std::int64_t> per_dest = nhops_per_dest(ofm_pieces, frng, coords);
+        nhops_per_dest(ofm_pieces, frng, coords, per_dest, scratch);
         const std::int64_t read = *std::min_element(per_dest.begin(), per_dest.end());
-        const std::int64_t accum = nhops_forwarded(ofm_pieces, frng, coords, per_dest);
+        const std::int64_t accum = nhops_forwarded(ofm_pieces, frng, coords, per_dest, scratch);
         nh_ofm += ceil_div(read + accum, 2);
       } else {
         // The middle node fetches; INPP peers send partial sums to it one way (§11.8).
-        const std::size_t mid = coords.size() / 2;
+        const std::size_t middle = coords.size() / 2;
         for (std::size_t i = 0; i < coords.size(); ++i) {
-          if (i == mid)
-            nh_ofm += nhops_to(ofm_pieces, frng, {coords[mid]});
-          else
-            nh_ofm += ceil_div(frng.size() * coords[i].hop_dist(coords[mid]), 2);
+          if (i == middle) {
+            mid.assign(1, coords[middle]);
+            nh_ofm += nhops_to(ofm_pieces, frng, mid, false, scratch);
+          } else {
+            nh_ofm += ceil_div(frng.size() * coords[i].hop_dist(coords[middle]), 2);
+          }
         }
       }
     });

@@ -30,12 +30,11 @@ PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionSc
 }
 
 PartitionPlacement place_partition(const LayerProblem& p, const mapping::PartitionScheme& part,
-                                   const std::vector<PhyDim2>& filter_nodes) {
+                                   const mapping::PlacementSources& sources) {
   PartitionPlacement out;
   out.ofmap_layout = mapping::ofmap_layout(p.layer, p.batch, part, p.resource.dst_data_region);
-  out.unit_nhops =
-      mapping::unit_nhops_to_proc_region(p.layer, p.batch, p.resource.proc_region, part,
-                                         filter_nodes, p.ifmap_layout, out.ofmap_layout, p.options);
+  out.unit_nhops = mapping::unit_nhops_to_proc_region(p.layer, p.batch, p.resource.proc_region,
+                                                      part, sources, out.ofmap_layout, p.options);
   return out;
 }
 
@@ -119,7 +118,8 @@ PricedScheme price_fixed_scheme(const LayerProblem& p, const mapping::PartitionS
       !p.constraint.is_valid_top_bl(s.blocking.bl_ts[0], s.blocking.bl_ords[0])) {
     return out;
   }
-  out.placement = place_partition(p, part, mapping::filter_nodes(p.resource.dram_region));
+  out.placement =
+      place_partition(p, part, mapping::placement_sources(p.resource.dram_region, p.ifmap_layout));
   out.cost = cost::layer_cost(*out.blocking, out.placement.unit_nhops, p.costs);
   out.schedule = schedule_with_cost(p, part, s.nld_index, *out.blocking, out.placement, *out.cost);
   return out;
@@ -150,14 +150,14 @@ struct FixedSchemeEvaluator::Placements {
     std::once_flag once;
     PartitionPlacement placement;
   };
-  std::vector<PhyDim2> filter_nodes;
+  mapping::PlacementSources sources;
   std::unique_ptr<Slot[]> slots;
 };
 
 FixedSchemeEvaluator::SharedPlacements FixedSchemeEvaluator::new_placements(
     const LayerProblem& problem, std::size_t num_parts) {
   auto out = std::make_shared<Placements>();
-  out->filter_nodes = mapping::filter_nodes(problem.resource.dram_region);
+  out->sources = mapping::placement_sources(problem.resource.dram_region, problem.ifmap_layout);
   out->slots = std::make_unique<Placements::Slot[]>(num_parts);
   return out;
 }
@@ -205,9 +205,8 @@ const PartitionSetup& FixedSchemeEvaluator::setup(std::size_t i) const {
 const PartitionPlacement& FixedSchemeEvaluator::placement(std::size_t i) const {
   KAPLA_ASSERT(i < setups_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
   auto& s = placements_->slots[i];
-  std::call_once(s.once, [&] {
-    s.placement = place_partition(*p_, setups_->parts[i], placements_->filter_nodes);
-  });
+  std::call_once(
+      s.once, [&] { s.placement = place_partition(*p_, setups_->parts[i], placements_->sources); });
   return s.placement;
 }
 

@@ -26,6 +26,7 @@
 #include "cost/map_strategy.hpp"
 #include "mapping/buffer_sharing_scheme.hpp"
 #include "mapping/data_layout.hpp"
+#include "mapping/noc_hops.hpp"
 #include "mapping/part_layer.hpp"
 #include "mapping/partition_scheme.hpp"
 #include "pricing/layer_problem.hpp"
@@ -61,10 +62,10 @@ cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::Part
 /// scheme of `part`.
 PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part);
 
-/// The ofmap layout and the unit NoC hops of `part`; `filter_nodes` =
-/// mapping::filter_nodes(p.resource.dram_region).
+/// The ofmap layout and the unit NoC hops of `part`; `sources` =
+/// mapping::placement_sources(p.resource.dram_region, p.ifmap_layout), made once per problem.
 PartitionPlacement place_partition(const LayerProblem& p, const mapping::PartitionScheme& part,
-                                   const std::vector<PhyDim2>& filter_nodes);
+                                   const mapping::PlacementSources& sources);
 
 /// One fixed scheme of a partition: which NLD and its loop blocking.
 struct FixedScheme {

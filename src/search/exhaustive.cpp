@@ -173,7 +173,7 @@ void ExhaustiveStrategy::prepare(const pricing::LayerProblem& p, const SearchCon
 std::vector<pricing::LayerSchedule> ExhaustiveStrategy::search(const pricing::LayerProblem& p,
                                                                const SearchContext& ctx) const {
   // Filters are fetched from every distinct memory node (§11.20).
-  const auto filter_nodes = mapping::filter_nodes(p.resource.dram_region);
+  const auto sources = mapping::placement_sources(p.resource.dram_region, p.ifmap_layout);
 
   const auto pn = per_node(p, ctx);
   if (ctx.stats != nullptr) report_counts(*pn, *ctx.stats);
@@ -193,7 +193,7 @@ std::vector<pricing::LayerSchedule> ExhaustiveStrategy::search(const pricing::La
     for (std::size_t k = beg; k < i; ++k) any = any || !found[k].empty();
     if (!any) continue;
     const auto& part = parts[pi].part;
-    const auto placement = pricing::place_partition(p, part, filter_nodes);
+    const auto placement = pricing::place_partition(p, part, sources);
     for (std::size_t k = beg; k < i; ++k) {
       for (const auto& lbs : found[k]) {
         tops.push_back(

@@ -196,8 +196,47 @@ TEST(PartitionGeometry, NeighborDistancesMatchADirectSearchOnFoldedRegions) {
   EXPECT_GT(checked, 100);
 }
 
-// mst_weight (Prim from pre-connected sources) against Kruskal with the sources merged into
-// one component, on random node sets with duplicates.
+// Kruskal over every pair, with the sources merged into one component: the oracle of the
+// spanning-tree weights below.
+std::int64_t kruskal_weight(const std::vector<PhyDim2>& sources,
+                            const std::vector<PhyDim2>& dests) {
+  // Node 0 is every source at once; then the distinct other destinations.
+  std::vector<PhyDim2> nodes;
+  for (const auto& d : dests)
+    if (std::find(sources.begin(), sources.end(), d) == sources.end() &&
+        std::find(nodes.begin(), nodes.end(), d) == nodes.end())
+      nodes.push_back(d);
+  struct Edge {
+    std::int64_t w;
+    std::size_t a, b;
+  };
+  std::vector<Edge> edges;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::int64_t to_src = std::numeric_limits<std::int64_t>::max();
+    for (const auto& s : sources) to_src = std::min(to_src, nodes[i].hop_dist(s));
+    edges.push_back({to_src, 0, i + 1});
+    for (std::size_t j = 0; j < i; ++j)
+      edges.push_back({nodes[i].hop_dist(nodes[j]), j + 1, i + 1});
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.w < y.w; });
+  std::vector<std::size_t> root(nodes.size() + 1);
+  for (std::size_t i = 0; i < root.size(); ++i) root[i] = i;
+  auto find = [&](std::size_t x) {
+    while (root[x] != x) x = root[x] = root[root[x]];
+    return x;
+  };
+  std::int64_t want = 0;
+  for (const auto& e : edges) {
+    const std::size_t ra = find(e.a), rb = find(e.b);
+    if (ra == rb) continue;
+    root[ra] = rb;
+    want += e.w;
+  }
+  return want;
+}
+
+// mst_weight (Prim from pre-connected sources) against Kruskal, on random node sets with
+// duplicates.
 TEST(DataLayout, MstWeightMatchesKruskal) {
   std::uint64_t state = 12345;
   auto next = [&](std::int64_t n) {
@@ -208,40 +247,99 @@ TEST(DataLayout, MstWeightMatchesKruskal) {
     std::vector<PhyDim2> sources, dests;
     for (std::int64_t i = 0, n = 1 + next(3); i < n; ++i) sources.push_back({next(8), next(8)});
     for (std::int64_t i = 0, n = next(40); i < n; ++i) dests.push_back({next(8), next(8)});
-    // Kruskal: node 0 is every source at once; then the distinct other destinations.
-    std::vector<PhyDim2> nodes;
-    for (const auto& d : dests)
-      if (std::find(sources.begin(), sources.end(), d) == sources.end() &&
-          std::find(nodes.begin(), nodes.end(), d) == nodes.end())
-        nodes.push_back(d);
-    struct Edge {
-      std::int64_t w;
-      std::size_t a, b;
-    };
-    std::vector<Edge> edges;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      std::int64_t to_src = std::numeric_limits<std::int64_t>::max();
-      for (const auto& s : sources) to_src = std::min(to_src, nodes[i].hop_dist(s));
-      edges.push_back({to_src, 0, i + 1});
-      for (std::size_t j = 0; j < i; ++j)
-        edges.push_back({nodes[i].hop_dist(nodes[j]), j + 1, i + 1});
-    }
-    std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.w < y.w; });
-    std::vector<std::size_t> root(nodes.size() + 1);
-    for (std::size_t i = 0; i < root.size(); ++i) root[i] = i;
-    auto find = [&](std::size_t x) {
-      while (root[x] != x) x = root[x] = root[root[x]];
-      return x;
-    };
-    std::int64_t want = 0;
-    for (const auto& e : edges) {
-      const std::size_t ra = find(e.a), rb = find(e.b);
-      if (ra == rb) continue;
-      root[ra] = rb;
-      want += e.w;
-    }
-    EXPECT_EQ(mst_weight(sources, dests), want) << "trial " << trial;
+    EXPECT_EQ(mst_weight(sources, dests), kruskal_weight(sources, dests)) << "trial " << trial;
   }
+}
+
+// A full grid of random row and column gaps: mst_weight (by Kruskal over the grid's neighbour
+// edges from 24 destinations on) and tree_weight (a closed form) against Kruskal over every
+// pair; sources inside, on and outside the grid (the 2D memory's corner nodes are processing
+// nodes too); listed in random order with duplicates; every third grid has a node missing.
+// One scratch for all trials, as a placement reuses it.
+TEST(DataLayout, GridSpanningTreesMatchKruskal) {
+  std::uint64_t state = 777;
+  auto next = [&](std::int64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(n));
+  };
+  HopScratch scratch;
+  int grids = 0, large = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    std::vector<std::int64_t> rows{next(4)}, cols{next(4)};
+    for (std::int64_t i = 0, n = next(8); i < n; ++i) rows.push_back(rows.back() + 1 + next(4));
+    for (std::int64_t i = 0, n = next(8); i < n; ++i) cols.push_back(cols.back() + 1 + next(4));
+    std::vector<PhyDim2> nodes;
+    for (auto r : rows)
+      for (auto c : cols) nodes.push_back({r, c});
+    for (std::size_t i = nodes.size(); i > 1; --i)
+      std::swap(nodes[i - 1], nodes[static_cast<std::size_t>(next(static_cast<std::int64_t>(i)))]);
+    for (std::int64_t i = 0, n = next(3); i < n; ++i)
+      nodes.push_back(
+          nodes[static_cast<std::size_t>(next(static_cast<std::int64_t>(nodes.size())))]);
+    if (trial % 3 == 2 && nodes.size() > 1) nodes.erase(nodes.begin());
+    grids += trial % 3 != 2;
+    large += trial % 3 != 2 && rows.size() * cols.size() >= 24;
+    EXPECT_EQ(tree_weight(nodes, scratch), kruskal_weight({nodes.front()}, nodes))
+        << "trial " << trial;
+    std::vector<PhyDim2> sources;
+    for (std::int64_t i = 0, n = 1 + next(4); i < n; ++i)
+      sources.push_back({next(rows.back() + 6) - 3, next(cols.back() + 6) - 3});
+    EXPECT_EQ(mst_weight(sources, nodes, scratch), kruskal_weight(sources, nodes))
+        << "trial " << trial;
+  }
+  EXPECT_GT(grids, 300);
+  EXPECT_GT(large, 100);
+  // By hand: rows {0, 1, 5} x columns {0, 2}: 1 + 1 (rows 0-1), 2 (columns, on row 0),
+  // 4 (rows 1-5, column 0), 2 (columns, on row 5) = 10.
+  EXPECT_EQ(tree_weight({{5, 2}, {0, 0}, {1, 0}, {0, 2}, {1, 2}, {5, 0}}, scratch), 10);
+  EXPECT_EQ(tree_weight({{3, 3}}, scratch), 0);
+}
+
+// nhops_per_dest (only the pieces met, found per dimension) against the sum over every piece of
+// the layout, on layouts of one or two entries split by random partitions (INPP replicas
+// included), ranges inside, across and outside them, destinations anywhere.
+TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
+  std::uint64_t state = 4242;
+  auto next = [&](std::int64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(n));
+  };
+  auto dim = [&] { return PhyDim2{1 + next(3), 1 + next(3)}; };
+  HopScratch scratch;
+  std::int64_t met = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    DataLayout dl;
+    std::int64_t ch = 0;
+    for (std::int64_t k = 0, n = 1 + next(2); k < n; ++k) {
+      const PartitionScheme part = make_part(kOrder0, dim(), dim(), dim(), dim());
+      const std::int64_t nch = 1 + next(12);
+      dl.frngs.push_back(
+          FmapRange{{0, ch, 0, 0}, {1 + next(6), ch + nch, 1 + next(9), 1 + next(9)}});
+      ch += nch;
+      dl.regions.push_back(NodeRegion::rectangle(part.dim(), {next(3), next(3)}, RegionType::Proc));
+      dl.parts.push_back(part);
+    }
+    const LayoutPieces pieces = layout_pieces(dl);
+    for (int q = 0; q < 20; ++q) {
+      FmapRange fr;
+      for (int d = 0; d < 4; ++d) {
+        fr.beg[d] = next(12) - 2;
+        fr.end[d] = fr.beg[d] + next(8);
+      }
+      std::vector<PhyDim2> dests;
+      for (std::int64_t i = 0, n = 1 + next(4); i < n; ++i) dests.push_back({next(8), next(8)});
+      std::vector<std::int64_t> want(dests.size(), 0);
+      for (const auto& p : pieces.pieces) {
+        const std::int64_t size = overlap_size(fr, p.frng);
+        met += size > 0;
+        for (std::size_t i = 0; i < dests.size(); ++i) want[i] += size * dests[i].hop_dist(p.node);
+      }
+      std::vector<std::int64_t> got;
+      nhops_per_dest(pieces, fr, dests, got, scratch);
+      EXPECT_EQ(got, want) << "trial " << trial << " query " << q;
+    }
+  }
+  EXPECT_GT(met, 1000);
 }
 
 TEST(PartLayer, CeilSplitsAndOccupancy) {

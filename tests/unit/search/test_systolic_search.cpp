@@ -110,8 +110,8 @@ TEST(SystolicFixedScheme, EveryGoldenRecordThroughSetupPartition) {
     p.ifmap_layout = golden::parse_layout(in.at("ifmap_layout"));
     const auto fs = golden::parse_fixed_scheme(in.at("scheme"));
     const auto setup = pricing::setup_partition(p, fs.part);
-    const auto placement =
-        pricing::place_partition(p, fs.part, mapping::filter_nodes(p.resource.dram_region));
+    const auto placement = pricing::place_partition(
+        p, fs.part, mapping::placement_sources(p.resource.dram_region, p.ifmap_layout));
     const auto got = pricing::evaluate_fixed_scheme(
         p, setup, placement, pricing::FixedScheme{fs.nld_index, {fs.bl_ts, fs.bl_ords}});
     const std::string id = rec.at("id").get<std::string>();

@@ -90,11 +90,10 @@ std::int64_t min_gap(Progression a, Progression b) {
 template <class Visit>
 void for_each_band(const NodeRegion& r, Visit visit) {
   if (r.dim.h <= 0 || r.dim.w <= 0) return;
-  const Progression rows0{0, r.dist.h, r.dim.h};
   PhyDim2 first = r.rel2abs({0, 0});
   std::int64_t lo = first.w, hi = first.w;
   auto emit = [&] {
-    visit(Progression{first.h, rows0.step, rows0.count},
+    visit(Progression{first.h, r.dist.h, r.dim.h},
           Progression{lo, r.dist.w, r.dist.w == 0 ? 1 : (hi - lo) / r.dist.w + 1});
   };
   for (std::int64_t w = 1; w < r.dim.w; ++w) {

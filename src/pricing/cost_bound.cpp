@@ -8,19 +8,26 @@ namespace kapla::pricing {
 
 namespace {
 
-// The ifmap words a forward layer's unit passes read at least once: per channel, `n` output
-// rows need (n - f) * stride + f * window >= n * min(window, stride) input rows for a fold
-// count f <= n (Eyeriss and systolic unit passes alike, map_strategy*.cpp), and the same for
-// columns; partitioning only adds halos. Channels: nifm for a convolution, one per output
-// channel for depthwise and local-region layers (their unit passes read one input channel per
-// output channel, even an Eltwise layer whose nifm is nreg * nofm).
-double min_ifmap_words(const model::Layer& L, std::int64_t batch) {
+// Ifmap words as `rows_per_ofmap_row` input rows per output row, per channel and sample, and
+// n * min(window, stride) columns for n output columns. Channels: nifm for a convolution, one
+// per output channel for depthwise and local-region layers (their unit passes read one input
+// channel per output channel, even an Eltwise layer whose nifm is nreg * nofm).
+double ifmap_words(const model::Layer& L, std::int64_t batch, std::int64_t rows_per_ofmap_row) {
   const PhyDim2 win = L.has_filter() ? L.sfil : L.sreg;
-  const double rows = static_cast<double>(L.sofm.h * std::min(win.h, L.strd.h));
+  const double rows = static_cast<double>(L.sofm.h * rows_per_ofmap_row);
   const double cols = static_cast<double>(L.sofm.w * std::min(win.w, L.strd.w));
   const bool per_ofm = !L.has_filter() || L.is_depthwise();
   const double channels = static_cast<double>(per_ofm ? L.nofm : L.nifm);
   return channels * static_cast<double>(batch) * rows * cols;
+}
+
+// The ifmap words a forward layer's unit passes read at least once: per channel, `n` output
+// rows need (n - f) * stride + f * window >= n * min(window, stride) input rows for a fold
+// count f <= n (Eyeriss and systolic unit passes alike, map_strategy*.cpp), and the same for
+// columns; partitioning only adds halos.
+double min_ifmap_words(const model::Layer& L, std::int64_t batch) {
+  const PhyDim2 win = L.has_filter() ? L.sfil : L.sreg;
+  return ifmap_words(L, batch, std::min(win.h, L.strd.h));
 }
 
 // How often the filters cross DRAM at least. A constraint with topbat > 1 makes BAT the
@@ -58,12 +65,9 @@ ItcnWords min_itcn_words(const model::Layer& L, std::int64_t batch, double fil_w
   const double ofm = static_cast<double>(L.total_ofmap_size(batch));
   if (mapping == model::ArrayMapping::Systolic) return {fil_words, min_ifmap_words(L, batch), ofm};
   const PhyDim2 win = L.has_filter() ? L.sfil : L.sreg;
-  const double cols = static_cast<double>(L.sofm.w * std::min(win.w, L.strd.w));
-  const double per_sample_rows = static_cast<double>(L.sofm.h) * cols * static_cast<double>(batch);
-  const double ifm = L.has_filter() ? static_cast<double>(L.is_depthwise() ? L.nofm : L.nifm) *
-                                          per_sample_rows * static_cast<double>(win.h)
-                                    : static_cast<double>(L.nofm) * per_sample_rows *
-                                          static_cast<double>(L.input_passes());
+  const double ifm = L.has_filter()
+                         ? ifmap_words(L, batch, win.h)
+                         : ifmap_words(L, batch, 1) * static_cast<double>(L.input_passes());
   return {fil_words, ifm, ofm * static_cast<double>(win.h)};
 }
 

@@ -1,7 +1,11 @@
 // The one fixed-scheme evaluator (see fixed_scheme.hpp). Spec: nn_dataflow-spec.md §9.2.
 #include "pricing/fixed_scheme.hpp"
 
+#include <array>
+#include <unordered_map>
+
 #include "core/errors.hpp"
+#include "core/words_hash.hpp"
 #include "cost/layer_cost.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/gen_partition.hpp"
@@ -143,6 +147,9 @@ struct FixedSchemeEvaluator::Setups {
   };
   std::vector<mapping::PartitionScheme> parts;
   std::unique_ptr<Slot[]> slots;
+  // Position of each partition by its flat key (the first of equal ones): searches ask for
+  // every scheme they price, so it is hashed once here, for every evaluator sharing the setups.
+  std::unordered_map<std::array<std::int64_t, 12>, std::size_t, WordsHash> index;
 };
 
 struct FixedSchemeEvaluator::Placements {
@@ -172,6 +179,9 @@ FixedSchemeEvaluator::FixedSchemeEvaluator(const LayerProblem& problem,
     : p_(&problem), setups_(std::make_shared<Setups>()) {
   setups_->parts = std::move(parts);
   setups_->slots = std::make_unique<Setups::Slot[]>(setups_->parts.size());
+  setups_->index.reserve(setups_->parts.size());
+  for (std::size_t i = 0; i < setups_->parts.size(); ++i)
+    setups_->index.emplace(setups_->parts[i].flat_key(), i);  // first wins
   placements_ = new_placements(problem, setups_->parts.size());
 }
 
@@ -188,11 +198,13 @@ const std::vector<mapping::PartitionScheme>& FixedSchemeEvaluator::partitions() 
 
 std::optional<std::size_t> FixedSchemeEvaluator::index_of(
     const mapping::PartitionScheme& part) const {
-  const auto& parts = setups_->parts;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i] == part) return i;
-  }
+  const auto& index = setups_->index;
+  if (const auto it = index.find(part.flat_key()); it != index.end()) return it->second;
   return std::nullopt;
+}
+
+bool FixedSchemeEvaluator::distinct_partitions() const {
+  return setups_->index.size() == setups_->parts.size();
 }
 
 const PartitionSetup& FixedSchemeEvaluator::setup(std::size_t i) const {

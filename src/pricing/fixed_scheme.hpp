@@ -144,8 +144,10 @@ class FixedSchemeEvaluator {
 
   const LayerProblem& problem() const { return *p_; }
   const std::vector<mapping::PartitionScheme>& partitions() const;
-  /// The index of `part` in partitions(), or nullopt.
+  /// The index of `part` in partitions() (the first of equal ones), or nullopt; hashed.
   std::optional<std::size_t> index_of(const mapping::PartitionScheme& part) const;
+  /// Whether no two of partitions() are equal.
+  bool distinct_partitions() const;
   const PartitionSetup& setup(std::size_t part_index) const;
   /// The placement (computed on first use: only partitions with a valid scheme pay for it).
   const PartitionPlacement& placement(std::size_t part_index) const;

@@ -18,7 +18,8 @@ namespace {
 
 // The network search asks K for one layer under many constraints and ifmap layouts of the
 // segments it is in (AlexNet inference: 1969 solves of 66 problems that differ only in those).
-// The partition setups (mapping, buffer sharing) depend on neither, the placements not on the
+// The partition setups (mapping, buffer sharing) and what K derives from them (nests, nearest
+// partitions) depend on neither, the placements not on the
 // constraint, so the solves share them through the caller's memo, keyed on everything else
 // (pricing::FixedSchemeEvaluator). (Sharing the schemes' prices as well was measured: 10 %
 // slower and 34x the memory, as the greedy walks mostly different schemes under different
@@ -27,7 +28,8 @@ kapla::CostOracle oracle_for(const pricing::LayerProblem& problem, SearchMemo* m
   if (memo == nullptr) return kapla::CostOracle(problem);
   pricing::LayerProblem unconstrained = problem;
   unconstrained.constraint = {};
-  const std::string setups_key = "kapla.setups|" + pricing::problem_key(unconstrained, false);
+  const std::string layer_key = pricing::problem_key(unconstrained, false);
+  const std::string setups_key = std::string("kapla.setups|").append(layer_key);
   const std::string placements_key =
       "kapla.placements|" + pricing::problem_key(unconstrained, true);
   using Setups = pricing::FixedSchemeEvaluator::SharedSetups;
@@ -41,7 +43,13 @@ kapla::CostOracle oracle_for(const pricing::LayerProblem& problem, SearchMemo* m
         return std::make_shared<const Placements>(
             kapla::CostOracle(problem, *setups, nullptr).shared_placements());
       }));
-  return kapla::CostOracle(problem, *setups, *placements);
+  using Derived = kapla::CostOracle::SharedDerived;
+  const auto derived = std::static_pointer_cast<const Derived>(
+      memo->get_or_make(std::string("kapla.derived|").append(layer_key), [&] {
+        return std::make_shared<const Derived>(
+            kapla::CostOracle(problem, *setups, *placements).shared_derived());
+      }));
+  return kapla::CostOracle(problem, *setups, *placements, *derived);
 }
 
 }  // namespace

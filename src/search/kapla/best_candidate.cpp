@@ -7,12 +7,14 @@ BestCandidate::BestCandidate(const LayerOracle& o, const SolverOptions& opt, Sol
                              std::optional<Score> floor, const OnChipPricer* on_chip)
     : o_(o),
       on_chip_(on_chip),
-      bounds_(opt.bounded_picks && opt.ntops <= 1 ? dynamic_cast<const BoundPricer*>(&o) : nullptr),
+      bounds_(opt.bounded_picks && opt.ntops <= 1 ? o.bound_pricer() : nullptr),
       goal_(opt.goal),
       stats_(stats),
       bar_(floor) {
-  // o's bound bounds o's own on-chip price only.
-  if (on_chip_ != nullptr && on_chip_ != dynamic_cast<const OnChipPricer*>(&o)) bounds_ = nullptr;
+  // o's bound bounds o's own on-chip price only (the same object: the same most-derived
+  // address, which dynamic_cast<const void*> reads off the vtable without a type search).
+  if (on_chip_ != nullptr && dynamic_cast<const void*>(on_chip_) != dynamic_cast<const void*>(&o))
+    bounds_ = nullptr;
 }
 
 std::optional<Score> BestCandidate::price(const CanonicalScheme& c) const {

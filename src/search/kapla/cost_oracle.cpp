@@ -3,6 +3,9 @@
 #include "search/kapla/cost_oracle.hpp"
 
 #include <cmath>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
@@ -27,30 +30,44 @@ NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer)
   return n;
 }
 
-CostOracle::CostOracle(const pricing::LayerProblem& problem) : eval_(problem) { index_parts(); }
+struct CostOracle::Derived {
+  struct Slot {
+    std::once_flag once;
+    NestList nests;
+  };
+  explicit Derived(std::size_t num_parts) : nests(std::make_unique<Slot[]>(num_parts)) {}
+  std::unique_ptr<Slot[]> nests;  // per position in the partition list
+  using WantKey = std::array<std::int64_t, 2 * EnumTraits<ParallelDim>::size>;
+  std::mutex mu;
+  std::unordered_map<WantKey, std::vector<std::size_t>, WordsHash> nearest;
+};
+
+CostOracle::CostOracle(const pricing::LayerProblem& problem)
+    : eval_(problem),
+      distinct_parts_(eval_.distinct_partitions()),
+      derived_(std::make_shared<Derived>(eval_.partitions().size())) {}
 
 CostOracle::CostOracle(const pricing::LayerProblem& problem,
                        pricing::FixedSchemeEvaluator::SharedSetups setups,
                        pricing::FixedSchemeEvaluator::SharedPlacements placements)
-    : eval_(problem, std::move(setups), std::move(placements)) {
-  index_parts();
-}
+    : CostOracle(problem, std::move(setups), std::move(placements), nullptr) {}
 
-void CostOracle::index_parts() {
-  const auto& parts = eval_.partitions();
-  index_.reserve(parts.size());
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    index_.emplace(parts[i].flat_key(), i);  // first wins
-  distinct_parts_ = index_.size() == parts.size();
+CostOracle::CostOracle(const pricing::LayerProblem& problem,
+                       pricing::FixedSchemeEvaluator::SharedSetups setups,
+                       pricing::FixedSchemeEvaluator::SharedPlacements placements,
+                       SharedDerived derived)
+    : eval_(problem, std::move(setups), std::move(placements)),
+      distinct_parts_(eval_.distinct_partitions()),
+      derived_(std::move(derived)) {
+  if (!derived_) derived_ = std::make_shared<Derived>(eval_.partitions().size());
 }
 
 std::optional<std::size_t> CostOracle::index_of(const mapping::PartitionScheme& part) const {
   // An element of the list itself (most fits' partition) is at its own position, which is
-  // the map's answer when no two elements are equal.
+  // the evaluator's answer when no two elements are equal.
   if (distinct_parts_)
     if (const auto i = element_index(eval_.partitions(), part)) return i;
-  if (const auto it = index_.find(part.flat_key()); it != index_.end()) return it->second;
-  return std::nullopt;
+  return eval_.index_of(part);
 }
 
 PerLoopDim<std::int64_t> CostOracle::top_constraint() const {
@@ -63,11 +80,8 @@ cost::MapResult CostOracle::map(const mapping::PartitionScheme& part) const {
   return pricing::setup_partition(eval_.problem(), part).map;
 }
 
-NestList CostOracle::nests(const mapping::PartitionScheme& part) const {
-  const auto i = index_of(part);
-  const pricing::PartitionSetup fresh =
-      i ? pricing::PartitionSetup{} : pricing::setup_partition(eval_.problem(), part);
-  const pricing::PartitionSetup& s = i ? eval_.setup(*i) : fresh;
+namespace {
+NestList nests_of(const pricing::PartitionSetup& s) {
   std::vector<NodeNest> out;
   out.reserve(s.map.nlds.size());
   for (std::size_t k = 0; k < s.map.nlds.size(); ++k) {
@@ -75,6 +89,32 @@ NestList CostOracle::nests(const mapping::PartitionScheme& part) const {
     out.back().fold_variant = !(s.map.nld_geometry[k] == s.map.geometry);
   }
   return std::make_shared<const std::vector<NodeNest>>(std::move(out));
+}
+}  // namespace
+
+NestList CostOracle::nests(const mapping::PartitionScheme& part) const {
+  const auto i = index_of(part);
+  if (!i) return nests_of(pricing::setup_partition(eval_.problem(), part));
+  auto& slot = derived_->nests[*i];
+  std::call_once(slot.once, [&] { slot.nests = nests_of(eval_.setup(*i)); });
+  return slot.nests;
+}
+
+std::vector<std::size_t> CostOracle::nearest_partitions(const PerParallelDim<PhyDim2>& want) const {
+  Derived::WantKey k{};
+  std::size_t i = 0;
+  for (const auto& d : want) {
+    k[i++] = d.h;
+    k[i++] = d.w;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(derived_->mu);
+    if (auto it = derived_->nearest.find(k); it != derived_->nearest.end()) return it->second;
+  }
+  auto v = LayerOracle::nearest_partitions(want);  // made outside the lock: the same by any thread
+  const std::lock_guard<std::mutex> lock(derived_->mu);
+  derived_->nearest.emplace(k, v);
+  return v;
 }
 
 Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_index*/) const {

@@ -29,6 +29,14 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   CostOracle(const pricing::LayerProblem& problem,
              pricing::FixedSchemeEvaluator::SharedSetups setups,
              pricing::FixedSchemeEvaluator::SharedPlacements placements);
+  /// What K derives from the partitions, made on first use: each partition's nests and the
+  /// partitions nearest to a wanted node stacking. Oracles over the same setups may share it
+  /// (K's searches of one layer under its many constraints and layouts ask for the same ones).
+  struct Derived;
+  using SharedDerived = std::shared_ptr<Derived>;
+  CostOracle(const pricing::LayerProblem& problem,
+             pricing::FixedSchemeEvaluator::SharedSetups setups,
+             pricing::FixedSchemeEvaluator::SharedPlacements placements, SharedDerived derived);
   /// What such oracles may share.
   pricing::FixedSchemeEvaluator::SharedSetups shared_setups() const {
     return eval_.shared_setups();
@@ -36,6 +44,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   pricing::FixedSchemeEvaluator::SharedPlacements shared_placements() const {
     return eval_.shared_placements();
   }
+  SharedDerived shared_derived() const { return derived_; }
 
   const model::Layer& layer() const override { return eval_.problem().layer; }
   std::int64_t batch() const override { return eval_.problem().batch; }
@@ -47,6 +56,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return eval_.partitions();
   }
+  std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const override;
   NestList nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override;
   std::vector<Blocking> bypass_blockings(const mapping::PartitionScheme& part,
@@ -54,6 +64,7 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
+  const BoundPricer* bound_pricer() const override { return this; }
 
   /// The full layer result of a canonical scheme (what the strategy returns).
   std::optional<pricing::LayerSchedule> schedule(const CanonicalScheme& s) const;
@@ -64,11 +75,10 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   std::optional<Score> score(const CanonicalScheme& s, bool on_chip) const;
   /// Index of `part` in B's list: K asks for every priced scheme, so it is hashed, not scanned.
   std::optional<std::size_t> index_of(const mapping::PartitionScheme& part) const;
-  void index_parts();
 
   pricing::FixedSchemeEvaluator eval_;
-  std::unordered_map<std::array<std::int64_t, 12>, std::size_t, WordsHash> index_;  // flat_key
   bool distinct_parts_ = false;  // no two partitions of B's list are equal
+  SharedDerived derived_;
 };
 
 /// A cost-model nested loop as the greedy sees it.

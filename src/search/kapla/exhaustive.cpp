@@ -140,7 +140,7 @@ ExhaustiveResult search_exhaustive(const LayerOracle& o, const ExhaustiveOptions
   const auto& parts = o.partitions();
   const int np = static_cast<int>(parts.size());
   std::vector<PartResult> res(parts.size());
-  const auto* bounds = opt.bound ? dynamic_cast<const BoundPricer*>(&o) : nullptr;
+  const auto* bounds = opt.bound ? o.bound_pricer() : nullptr;
   // Which partitions are done (res[j] final), guarded by mu: each partition starts from the
   // best of the earlier ones done by then (all of them on one thread).
   std::mutex mu;

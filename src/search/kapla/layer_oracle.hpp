@@ -18,6 +18,9 @@
 
 namespace kapla::search::kapla {
 
+class BoundPricer;
+class FitMemo;
+
 /// The one cost model's verdict on a scheme (energy in the hardware's units, time in cycles).
 struct Score {
   double energy = 0;
@@ -78,6 +81,12 @@ class LayerOracle {
   /// The one cost model's price; nullopt if the scheme is invalid (capacity, constraint,
   /// on-chip spilling).
   virtual std::optional<Score> evaluate(const CanonicalScheme& s) const = 0;
+  /// This oracle's cheap lower bound, if it offers one (bound_pricer.hpp), found without a
+  /// dynamic_cast: K asks for it in every pick it makes.
+  virtual const BoundPricer* bound_pricer() const { return nullptr; }
+  /// Where K's fits on this oracle may be remembered (a layer search's MemoOracle); null: they
+  /// are made every time.
+  virtual const FitMemo* fit_memo() const { return nullptr; }
 };
 
 }  // namespace kapla::search::kapla

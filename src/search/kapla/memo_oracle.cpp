@@ -74,16 +74,6 @@ std::optional<Score> MemoOracle::evaluate_bound(const CanonicalScheme& s, bool o
   return sc;
 }
 
-std::vector<std::size_t> MemoOracle::nearest_partitions(const PerParallelDim<PhyDim2>& want) const {
-  WantKey k{};
-  std::size_t i = 0;
-  for (const auto& d : want) {
-    k[i++] = d.h;
-    k[i++] = d.w;
-  }
-  return remembered(nearest_, k, [&] { return inner_.nearest_partitions(want); });
-}
-
 NestList MemoOracle::nests(const mapping::PartitionScheme& part) const {
   // An element of partitions() (most fits' partition) is remembered by its position: no
   // hashing. Equal partitions have equal nests, so either memo answers the same.

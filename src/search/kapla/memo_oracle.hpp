@@ -13,6 +13,7 @@
 
 #include "core/words_hash.hpp"
 #include "search/kapla/bound_pricer.hpp"
+#include "search/kapla/fit_memo.hpp"
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 
@@ -26,7 +27,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   explicit MemoOracle(const LayerOracle& inner, Storage storage = Storage::AsInner)
       : inner_(inner),
         on_chip_(dynamic_cast<const OnChipPricer*>(&inner)),
-        bounds_(dynamic_cast<const BoundPricer*>(&inner)),
+        bounds_(inner.bound_pricer()),
         storage_(storage),
         nests_at_(inner.partitions().size()) {}
   const model::Layer& layer() const override { return inner_.layer(); }
@@ -37,9 +38,10 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return inner_.partitions();
   }
-  /// The wrapped oracle's, remembered per wanted stacking (the greedy's order pairs mostly
-  /// want the same few).
-  std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const override;
+  /// The wrapped oracle's (CostOracle remembers them for every search of the layer).
+  std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const override {
+    return inner_.nearest_partitions(want);
+  }
   /// The wrapped oracle's nests, remembered per partition (every fit asks for them).
   NestList nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {
@@ -58,6 +60,9 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   /// the price itself once the scheme has been priced (its own tightest bound: on chip, the
   /// on-chip price) or when the wrapped oracle offers none.
   std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
+  const BoundPricer* bound_pricer() const override { return this; }
+  /// K's fits on this oracle, remembered for its lifetime (its capacities are fixed).
+  const FitMemo* fit_memo() const override { return &fits_; }
   /// Distinct schemes priced so far.
   std::size_t priced() const;
   /// The valid schemes priced so far, with their scores (in no particular order).
@@ -71,7 +76,6 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
 
  private:
   using PartKey = std::array<std::int64_t, 12>;  // mapping::PartitionScheme::flat_key
-  using WantKey = std::array<std::int64_t, 2 * EnumTraits<ParallelDim>::size>;
   template <class Map, class Make>
   typename Map::mapped_type remembered(Map& memo, const typename Map::key_type& key,
                                        Make make) const;
@@ -89,7 +93,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   mutable std::unordered_map<Key, std::optional<Score>, WordsHash> on_chip_seen_;
   mutable std::unordered_map<PartKey, NestList, WordsHash> nests_;
   mutable std::vector<NestList> nests_at_;  // per position in partitions(), for its elements
-  mutable std::unordered_map<WantKey, std::vector<std::size_t>, WordsHash> nearest_;
+  FitMemo fits_;
 };
 
 }  // namespace kapla::search::kapla

@@ -24,6 +24,21 @@ SizeKey size_key(const mapping::PartitionScheme& p) {
   return k;
 }
 
+// The n-th best (1-based) of `scores` under the goal, if there are n; a candidate that does
+// not beat it strictly cannot be among the n best that a stable sort of them puts first, since
+// it would come after every one of those already listed.
+std::optional<Score> nth_best(std::vector<Score> scores, std::size_t n, model::Goal goal) {
+  if (n == 0 || scores.size() < n) return std::nullopt;
+  std::nth_element(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(n - 1),
+                   scores.end(),
+                   [&](const Score& a, const Score& b) { return better(a, b, goal); });
+  return scores[n - 1];
+}
+
+// The screens' floors below are the bounded picks' idea (best_candidate.hpp) one level up:
+// they skip work that cannot change the pick, and go with them (off for tests).
+bool bounded_floors(const SolverOptions& opt) { return opt.bounded_picks && opt.ntops <= 1; }
+
 }  // namespace
 
 void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
@@ -65,15 +80,26 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
       std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
   std::vector<BestCandidate> best_of;  // per group, by the on-chip price
   best_of.reserve(keys.size());
-  for (std::size_t g = 0; g < keys.size(); ++g)
-    best_of.emplace_back(o, opt, nullptr, std::nullopt, &pricer);
   auto try_fit = [&](std::size_t g, int ni, std::size_t j) {
     best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0],
                                          pairs[j][1], totals, sol.stats, ni));
   };
   std::vector<NestList> nests_of(keys.size());
   std::optional<Score> lead_canonical;
+  std::vector<Score> canonical;  // the groups' canonical bests so far
+  const auto placed = static_cast<std::size_t>(opt.refine.screen_placed);
+  const bool floors = bounded_floors(opt);
   for (std::size_t g = 0; g < keys.size(); ++g) {
+    // A group whose canonical best does not beat the screen_placed-th best so far is not
+    // placed, unless fold variants lift it, which they may only on a group close to the lead:
+    // where that bar is above the closeness margin, the group is fitted with it as its floor
+    // (no sweep for candidates whose bound does not beat it; none kept if none beats it).
+    auto bar = floors ? nth_best(canonical, placed, opt.goal) : std::nullopt;
+    if (bar &&
+        !(lead_canonical && goal_value(*bar, opt.goal) > goal_value(*lead_canonical, opt.goal) *
+                                                             (1 + opt.refine.variant_margin)))
+      bar.reset();
+    best_of.emplace_back(o, opt, nullptr, bar, &pricer);
     nests_of[g] = o.nests(parts[members[g].front()]);
     for (std::size_t ni = 0; ni < nests_of[g]->size(); ++ni)
       if (!(*nests_of[g])[ni].fold_variant)
@@ -81,6 +107,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     const auto& r = best_of[g];
     if (r.scheme() && (!lead_canonical || better(r.score(), *lead_canonical, opt.goal)))
       lead_canonical = r.score();
+    if (r.scheme()) canonical.push_back(r.score());
   }
   std::vector<Ranked> on_chip;
   for (std::size_t g = 0; g < keys.size(); ++g) {
@@ -137,15 +164,24 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
     // Each neighbour's best fit by the on-chip price, then the best few priced in full (only
     // those pay for a NoC placement).
     std::vector<std::pair<Score, CanonicalScheme>> near;
+    std::vector<Score> near_scores;
+    const auto placed = static_cast<std::size_t>(opt.refine.descent_placed);
     for (const auto& p : parts) {
       if (p == cur.part || size_gap(p, cur.part) > step) continue;
-      BestCandidate nb(o, opt, nullptr, std::nullopt, &pricer);  // by the on-chip price
+      // By the on-chip price; only the best descent_placed neighbours are priced in full, so a
+      // neighbour is fitted with the descent_placed-th best so far as its floor.
+      BestCandidate nb(o, opt, nullptr,
+                       bounded_floors(opt) ? nth_best(near_scores, placed, opt.goal) : std::nullopt,
+                       &pricer);
       nb.consider(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1],
                                    totals, sol.stats));
       for (std::size_t j = 0;
            j < pairs.size() && j < static_cast<std::size_t>(opt.refine.screen_pairs); ++j)
         nb.consider(fit_on_partition(o, p, repl, pairs[j][0], pairs[j][1], totals, sol.stats));
-      if (nb.scheme()) near.emplace_back(nb.score(), *nb.scheme());
+      if (nb.scheme()) {
+        near.emplace_back(nb.score(), *nb.scheme());
+        near_scores.push_back(nb.score());
+      }
     }
     std::stable_sort(near.begin(), near.end(), [&](const auto& a, const auto& b) {
       return better(a.first, b.first, opt.goal);

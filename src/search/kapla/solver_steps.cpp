@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/errors.hpp"
+#include "search/kapla/fit_memo.hpp"
 
 namespace kapla::search::kapla::detail {
 
@@ -125,25 +126,20 @@ Blocking blocking_of(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
 
 }  // namespace
 
-// Steps (5)-(6) on one partition: the nest with the chosen PE replication, REGF tensor,
-// GBUF tensor and top factors with the cost model's capacities and the constraint.
-std::optional<CanonicalScheme> fit_on_partition(
-    const LayerOracle& o, const mapping::PartitionScheme& part, std::int64_t repl_ifm,
-    const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-    SolveStats& stats, int forced_nest, bool reserve_top) {
+namespace {
+
+// Steps (5)-(6) on nest `ni` of one partition: REGF tensor, GBUF tensor and top factors with
+// the cost model's capacities and the constraint, and how the fit ended.
+FitMemo::Entry fit_nest(const LayerOracle& o, const mapping::PartitionScheme& part, int ni,
+                        const NodeNest& n, const PerLoopDim<int>& ord_gbuf,
+                        const PerLoopDim<int>& ord_regf, const DataTotals& totals,
+                        bool reserve_top) {
+  using Outcome = FitMemo::Outcome;
   const auto top = o.top_constraint();
-  const auto nests_ref = o.nests(part);
-  const auto& nests = *nests_ref;
-  if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
-  const int ni = forced_nest >= 0 ? forced_nest : pick_nest(nests, repl_ifm);
-  const NodeNest& n = nests[static_cast<std::size_t>(ni)];
   const auto cap = o.capacity(part, ni);
   PerLoopDim<std::int64_t> inner{};
   for (auto l : all_values<LoopDim>()) {
-    if (top[l] > 0 && n.loopcnt[l] % top[l] != 0) {
-      ++stats.constraint_fail;
-      return std::nullopt;
-    }
+    if (top[l] > 0 && n.loopcnt[l] % top[l] != 0) return {std::nullopt, Outcome::ConstraintFail};
     inner[l] = top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l];
   }
   // A REGF tile fits if the GBUF fill can start from it (GBUF tile = REGF tile): which
@@ -156,11 +152,40 @@ std::optional<CanonicalScheme> fit_on_partition(
         });
       },
       fits_tiles_order(cap));
-  if (!t2) {
-    ++stats.capacity_fail;
-    return std::nullopt;
+  if (!t2) return {std::nullopt, Outcome::CapacityFail};
+  SolveStats gbuf_stats;
+  auto c = fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, totals, gbuf_stats, reserve_top);
+  if (c) return {std::move(c), Outcome::Fit};
+  return {std::nullopt, gbuf_stats.capacity_fail > 0 ? Outcome::CapacityFail : Outcome::NoGbufFill};
+}
+
+}  // namespace
+
+// The nest with the chosen PE replication, then fit_nest, remembered where the oracle offers.
+std::optional<CanonicalScheme> fit_on_partition(
+    const LayerOracle& o, const mapping::PartitionScheme& part, std::int64_t repl_ifm,
+    const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
+    SolveStats& stats, int forced_nest, bool reserve_top) {
+  const auto nests_ref = o.nests(part);
+  const auto& nests = *nests_ref;
+  if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
+  const int ni = forced_nest >= 0 ? forced_nest : pick_nest(nests, repl_ifm);
+  const NodeNest& n = nests[static_cast<std::size_t>(ni)];
+  const FitMemo* memo = o.fit_memo();
+  const auto pi = memo != nullptr ? element_index(o.partitions(), part) : std::nullopt;
+  std::optional<FitMemo::Entry> e;
+  FitMemo::Key key{};
+  if (pi) {
+    key = FitMemo::key(*pi, ni, ord_gbuf, ord_regf, reserve_top);
+    e = memo->find(key);
   }
-  return fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, totals, stats, reserve_top);
+  if (!e) {
+    e = fit_nest(o, part, ni, n, ord_gbuf, ord_regf, totals, reserve_top);
+    if (pi) memo->insert(key, *e);
+  }
+  if (e->outcome == FitMemo::Outcome::ConstraintFail) ++stats.constraint_fail;
+  if (e->outcome == FitMemo::Outcome::CapacityFail) ++stats.capacity_fail;
+  return std::move(e->scheme);
 }
 
 // Step (6) from a chosen REGF tensor: the GBUF tensor (fill_tensor with the GBUF capacity and

@@ -7,7 +7,7 @@ BestCandidate::BestCandidate(const LayerOracle& o, const SolverOptions& opt, Sol
                              std::optional<Score> floor, const OnChipPricer* on_chip)
     : o_(o),
       on_chip_(on_chip),
-      bounds_(opt.bounded_picks && opt.ntops <= 1 ? o.bound_pricer() : nullptr),
+      bounds_(bounded_picks_on(opt) ? o.bound_pricer() : nullptr),
       goal_(opt.goal),
       stats_(stats),
       bar_(floor) {

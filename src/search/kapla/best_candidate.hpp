@@ -18,6 +18,12 @@
 
 namespace kapla::search::kapla {
 
+/// Whether the picks may skip candidates by their bounds (and the screens by their floors,
+/// partition_descent.cpp): asked for and only the best scheme wanted (SolverOptions).
+inline bool bounded_picks_on(const SolverOptions& opt) {
+  return opt.bounded_picks && opt.ntops <= 1;
+}
+
 class BestCandidate {
  public:
   /// `stats` null: the candidates are not counted (K counts full prices only). `on_chip`: the

@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
+#include "core/remembered.hpp"
 #include "cost/loop_blocking_search.hpp"
 
 namespace kapla::search::kapla {
@@ -107,14 +108,8 @@ std::vector<std::size_t> CostOracle::nearest_partitions(const PerParallelDim<Phy
     k[i++] = d.h;
     k[i++] = d.w;
   }
-  {
-    const std::lock_guard<std::mutex> lock(derived_->mu);
-    if (auto it = derived_->nearest.find(k); it != derived_->nearest.end()) return it->second;
-  }
-  auto v = LayerOracle::nearest_partitions(want);  // made outside the lock: the same by any thread
-  const std::lock_guard<std::mutex> lock(derived_->mu);
-  derived_->nearest.emplace(k, v);
-  return v;
+  return remembered(derived_->mu, derived_->nearest, k,
+                    [&] { return LayerOracle::nearest_partitions(want); });
 }
 
 Capacity CostOracle::capacity(const mapping::PartitionScheme& part, int /*nest_index*/) const {

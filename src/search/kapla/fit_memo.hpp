@@ -11,6 +11,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/remembered.hpp"
 #include "core/words_hash.hpp"
 #include "search/kapla/canonical.hpp"
 
@@ -34,15 +35,10 @@ class FitMemo {
     return {static_cast<std::int64_t>(part_index), nest_index, orders, reserve_top ? 1 : 0};
   }
 
-  std::optional<Entry> find(const Key& k) const {
-    const std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = fits_.find(k); it != fits_.end()) return it->second;
-    return std::nullopt;
-  }
-  /// Two threads may make the same fit; both made the same entry.
-  void insert(const Key& k, const Entry& e) const {
-    const std::lock_guard<std::mutex> lock(mu_);
-    fits_.emplace(k, e);
+  /// The entry under `k`, else fit()'s, remembered (core/remembered.hpp).
+  template <class Fit>
+  Entry remembered(const Key& k, Fit fit) const {
+    return ::kapla::remembered(mu_, fits_, k, fit);
   }
 
  private:

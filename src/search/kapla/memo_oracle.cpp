@@ -3,22 +3,9 @@
 
 #include <algorithm>
 
-namespace kapla::search::kapla {
+#include "core/remembered.hpp"
 
-// The value under `key` in `memo`, else make()'s, remembered. Made outside the lock: two
-// threads may make the same one; both get the same answer.
-template <class Map, class Make>
-typename Map::mapped_type MemoOracle::remembered(Map& memo, const typename Map::key_type& key,
-                                                 Make make) const {
-  {
-    const std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = memo.find(key); it != memo.end()) return it->second;
-  }
-  auto v = make();
-  const std::lock_guard<std::mutex> lock(mu_);
-  memo.emplace(key, v);
-  return v;
-}
+namespace kapla::search::kapla {
 
 MemoOracle::Key MemoOracle::key_of(const CanonicalScheme& s) {
   Key k{};
@@ -50,7 +37,7 @@ std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
 
 std::optional<Score> MemoOracle::evaluate_on_chip(const CanonicalScheme& s) const {
   if (!on_chip_) return evaluate(s);
-  return remembered(on_chip_seen_, key_of(s), [&] { return on_chip_->evaluate_on_chip(s); });
+  return remembered(mu_, on_chip_seen_, key_of(s), [&] { return on_chip_->evaluate_on_chip(s); });
 }
 
 std::optional<Score> MemoOracle::evaluate_bound(const CanonicalScheme& s, bool on_chip) const {
@@ -87,7 +74,7 @@ NestList MemoOracle::nests(const mapping::PartitionScheme& part) const {
     if (!nests_at_[*i]) nests_at_[*i] = v;
     return v;
   }
-  return remembered(nests_, part.flat_key(), [&] { return inner_.nests(part); });
+  return remembered(mu_, nests_, part.flat_key(), [&] { return inner_.nests(part); });
 }
 
 std::size_t MemoOracle::partitions_priced() const {

@@ -76,9 +76,6 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
 
  private:
   using PartKey = std::array<std::int64_t, 12>;  // mapping::PartitionScheme::flat_key
-  template <class Map, class Make>
-  typename Map::mapped_type remembered(Map& memo, const typename Map::key_type& key,
-                                       Make make) const;
   const LayerOracle& inner_;
   const OnChipPricer* on_chip_;  // null if the wrapped oracle has no on-chip price
   const BoundPricer* bounds_;    // null if the wrapped oracle has no lower bound

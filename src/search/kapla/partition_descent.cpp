@@ -26,7 +26,8 @@ SizeKey size_key(const mapping::PartitionScheme& p) {
 
 // The n-th best (1-based) of `scores` under the goal, if there are n; a candidate that does
 // not beat it strictly cannot be among the n best that a stable sort of them puts first, since
-// it would come after every one of those already listed.
+// it would come after every one of those already listed. The screens' floors below are the
+// bounded picks' idea one level up, and go with them (bounded_picks_on; off for tests).
 std::optional<Score> nth_best(std::vector<Score> scores, std::size_t n, model::Goal goal) {
   if (n == 0 || scores.size() < n) return std::nullopt;
   std::nth_element(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(n - 1),
@@ -34,10 +35,6 @@ std::optional<Score> nth_best(std::vector<Score> scores, std::size_t n, model::G
                    [&](const Score& a, const Score& b) { return better(a, b, goal); });
   return scores[n - 1];
 }
-
-// The screens' floors below are the bounded picks' idea (best_candidate.hpp) one level up:
-// they skip work that cannot change the pick, and go with them (off for tests).
-bool bounded_floors(const SolverOptions& opt) { return opt.bounded_picks && opt.ntops <= 1; }
 
 }  // namespace
 
@@ -88,7 +85,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   std::optional<Score> lead_canonical;
   std::vector<Score> canonical;  // the groups' canonical bests so far
   const auto placed = static_cast<std::size_t>(opt.refine.screen_placed);
-  const bool floors = bounded_floors(opt);
+  const bool floors = bounded_picks_on(opt);
   for (std::size_t g = 0; g < keys.size(); ++g) {
     // A group whose canonical best does not beat the screen_placed-th best so far is not
     // placed, unless fold variants lift it, which they may only on a group close to the lead:
@@ -170,9 +167,9 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
       if (p == cur.part || size_gap(p, cur.part) > step) continue;
       // By the on-chip price; only the best descent_placed neighbours are priced in full, so a
       // neighbour is fitted with the descent_placed-th best so far as its floor.
-      BestCandidate nb(o, opt, nullptr,
-                       bounded_floors(opt) ? nth_best(near_scores, placed, opt.goal) : std::nullopt,
-                       &pricer);
+      BestCandidate nb(
+          o, opt, nullptr,
+          bounded_picks_on(opt) ? nth_best(near_scores, placed, opt.goal) : std::nullopt, &pricer);
       nb.consider(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1],
                                    totals, sol.stats));
       for (std::size_t j = 0;

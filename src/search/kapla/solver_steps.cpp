@@ -171,21 +171,14 @@ std::optional<CanonicalScheme> fit_on_partition(
   if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
   const int ni = forced_nest >= 0 ? forced_nest : pick_nest(nests, repl_ifm);
   const NodeNest& n = nests[static_cast<std::size_t>(ni)];
+  auto fit = [&] { return fit_nest(o, part, ni, n, ord_gbuf, ord_regf, totals, reserve_top); };
   const FitMemo* memo = o.fit_memo();
   const auto pi = memo != nullptr ? element_index(o.partitions(), part) : std::nullopt;
-  std::optional<FitMemo::Entry> e;
-  FitMemo::Key key{};
-  if (pi) {
-    key = FitMemo::key(*pi, ni, ord_gbuf, ord_regf, reserve_top);
-    e = memo->find(key);
-  }
-  if (!e) {
-    e = fit_nest(o, part, ni, n, ord_gbuf, ord_regf, totals, reserve_top);
-    if (pi) memo->insert(key, *e);
-  }
-  if (e->outcome == FitMemo::Outcome::ConstraintFail) ++stats.constraint_fail;
-  if (e->outcome == FitMemo::Outcome::CapacityFail) ++stats.capacity_fail;
-  return std::move(e->scheme);
+  auto e =
+      pi ? memo->remembered(FitMemo::key(*pi, ni, ord_gbuf, ord_regf, reserve_top), fit) : fit();
+  if (e.outcome == FitMemo::Outcome::ConstraintFail) ++stats.constraint_fail;
+  if (e.outcome == FitMemo::Outcome::CapacityFail) ++stats.capacity_fail;
+  return std::move(e.scheme);
 }
 
 // Step (6) from a chosen REGF tensor: the GBUF tensor (fill_tensor with the GBUF capacity and

@@ -58,8 +58,8 @@ struct LayerProblem {
 /// built from a network goes through here, so pricing never sees heads.
 void set_layer(LayerProblem& p, const model::Layer& layer, std::int64_t network_batch);
 
-/// A canonical text key of a problem: every input, except the ifmap layout unless
-/// `with_layout`, and never sched_seq (copied into results only).
+/// A canonical key of a problem (bytes: compared and hashed, not shown): every input, except
+/// the ifmap layout unless `with_layout`, and never sched_seq (copied into results only).
 std::string problem_key(const LayerProblem& p, bool with_layout);
 
 }  // namespace kapla::pricing

@@ -39,9 +39,12 @@ namespace {
 using Triples = std::vector<std::array<std::int64_t, 3>>;
 Triples factors(std::int64_t cnt, std::int64_t top, bool remainders) {
   if (top <= 0) return cost::loop_blockings3(cnt, remainders);
-  auto all = cost::factorize3(cnt);
-  std::erase_if(all, [&](const auto& f) { return f[0] != top; });
-  return all;
+  // factorize3's triples with the first factor `top`, in its order (the second ascending),
+  // without listing the others first.
+  Triples out;
+  if (cnt % top != 0) return out;
+  for (const std::int64_t b : divisors(cnt / top)) out.push_back({top, b, cnt / top / b});
+  return out;
 }
 
 }  // namespace

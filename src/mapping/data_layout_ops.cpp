@@ -334,7 +334,7 @@ void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
 
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
                              const std::vector<PhyDim2>& dests,
-                             const std::vector<std::int64_t>& per_dest, HopScratch& scratch) {
+                             const std::vector<std::int64_t>& per_dest, std::int64_t tree) {
   KAPLA_ASSERT(!dests.empty(), "nhops_to: forwarding needs a destination");
   // The first fetcher: fewest hops, then the smaller coordinate.
   std::size_t first = 0;
@@ -346,14 +346,15 @@ std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
   const std::int64_t total_size = overlap_size(layout.complete, frng);
   // mst_weight({dests[first]}, dests): the first fetcher is a destination, so this is the
   // spanning tree of the destinations whichever fetches.
-  return per_dest[first] + total_size * tree_weight(dests, scratch);
+  return per_dest[first] + total_size * tree;
 }
 
 std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,
                       const std::vector<PhyDim2>& dests, bool forwarding, HopScratch& scratch) {
   std::vector<std::int64_t>& per_dest = scratch.per_dest;
   nhops_per_dest(layout, frng, dests, per_dest, scratch);
-  if (forwarding) return nhops_forwarded(layout, frng, dests, per_dest, scratch);
+  if (forwarding)
+    return nhops_forwarded(layout, frng, dests, per_dest, tree_weight(dests, scratch));
   std::int64_t s = 0;
   for (auto v : per_dest) s += v;
   return s;

@@ -84,10 +84,11 @@ struct HopScratch {
 void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
                     const std::vector<PhyDim2>& dests, std::vector<std::int64_t>& per_dest,
                     HopScratch& scratch);
-/// nhops_to with forwarding, from the per-destination hops nhops_per_dest returned.
+/// nhops_to with forwarding, from the per-destination hops nhops_per_dest returned and
+/// `tree` = tree_weight(dests) (callers that price one group under many layouts keep it).
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
                              const std::vector<PhyDim2>& dests,
-                             const std::vector<std::int64_t>& per_dest, HopScratch& scratch);
+                             const std::vector<std::int64_t>& per_dest, std::int64_t tree);
 /// nhops_to on a flattened layout.
 std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,
                       const std::vector<PhyDim2>& dests, bool forwarding, HopScratch& scratch);

@@ -106,13 +106,10 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
                                    ofmap_layout, options);
 }
 
-PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std::int64_t batch,
-                                                  const NodeRegion& proc_region,
-                                                  const PartitionScheme& part,
-                                                  const PlacementSources& sources,
-                                                  const DataLayout& ofmap_layout,
-                                                  const model::SearchOptions& options) {
-  const std::vector<PhyDim2>& filter_nodes = sources.filter_nodes;
+PartitionHops partition_hops(const model::Layer& layer, std::int64_t batch,
+                             const NodeRegion& proc_region, const PartitionScheme& part,
+                             const std::vector<PhyDim2>& filter_nodes,
+                             const DataLayout& ofmap_layout, const model::SearchOptions& options) {
   // Data range -> the nodes processing it, each group in gen_pidx order. The group order does
   // not matter (integer sums); the order within a group does (the OFM middle node). Flat
   // vectors grouped by hashing, not maps of vectors: K prices thousands of placements.
@@ -138,10 +135,9 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
   }
 
   // Forwarding: each datum fetched once by the closest node, then forwarded (§8.8).
+  PartitionHops out;
   const bool fwd = options.hw_access_forwarding || options.hw_gbuf_sharing;
-  std::int64_t nh_fil = 0;
-  std::int64_t nh_ifm = 0;
-  std::int64_t nh_ofm = 0;
+  out.forwarding = fwd;
 
   GroupScratch groups;
   std::vector<PhyDim2> coords;  // one group's nodes
@@ -151,7 +147,7 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
     const std::int64_t fil_size =
         frng.ifm.size() * frng.ofm.size() * layer.filter_size() * (bat.second - bat.first);
     if (fwd) {
-      nh_fil += fil_size * mst_weight(filter_nodes, coords, scratch);
+      out.fil += fil_size * mst_weight(filter_nodes, coords, scratch);
     } else {
       std::int64_t s = 0;
       for (const PhyDim2& c : coords) {
@@ -159,13 +155,12 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
         for (const PhyDim2& f : filter_nodes) m = std::min(m, c.hop_dist(f));
         s += m;
       }
-      nh_fil += fil_size * s;
+      out.fil += fil_size * s;
     }
   });
 
-  const LayoutPieces& ifm_pieces = sources.ifmap_pieces;
   for_each_group(ifm_members, groups, coords, [&](const FmapRange& frng) {
-    nh_ifm += nhops_to(ifm_pieces, frng, coords, fwd, scratch);
+    out.ifm_groups.push_back({frng, coords, fwd ? tree_weight(coords, scratch) : 0});
   });
 
   // Stored locally exactly as produced: no transfer (§11.22).
@@ -181,28 +176,59 @@ PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std
         // memory path is in both, and accumulation is one way.
         nhops_per_dest(ofm_pieces, frng, coords, per_dest, scratch);
         const std::int64_t read = *std::min_element(per_dest.begin(), per_dest.end());
-        const std::int64_t accum = nhops_forwarded(ofm_pieces, frng, coords, per_dest, scratch);
-        nh_ofm += ceil_div(read + accum, 2);
+        const std::int64_t accum =
+            nhops_forwarded(ofm_pieces, frng, coords, per_dest, tree_weight(coords, scratch));
+        out.ofm += ceil_div(read + accum, 2);
       } else {
         // The middle node fetches; INPP peers send partial sums to it one way (§11.8).
         const std::size_t middle = coords.size() / 2;
         for (std::size_t i = 0; i < coords.size(); ++i) {
           if (i == middle) {
             mid.assign(1, coords[middle]);
-            nh_ofm += nhops_to(ofm_pieces, frng, mid, false, scratch);
+            out.ofm += nhops_to(ofm_pieces, frng, mid, false, scratch);
           } else {
-            nh_ofm += ceil_div(frng.size() * coords[i].hop_dist(coords[middle]), 2);
+            out.ofm += ceil_div(frng.size() * coords[i].hop_dist(coords[middle]), 2);
           }
         }
       }
     });
   }
-
-  PerDataCategory<double> out;
-  out[DataCategory::Fil] = static_cast<double>(nh_fil);
-  out[DataCategory::Ifm] = static_cast<double>(nh_ifm);
-  out[DataCategory::Ofm] = static_cast<double>(nh_ofm);
   return out;
+}
+
+std::int64_t ifmap_nhops(const PartitionHops& hops, const LayoutPieces& ifmap_pieces,
+                         HopScratch& scratch) {
+  std::int64_t nh = 0;
+  std::vector<std::int64_t>& per_dest = scratch.per_dest;
+  for (const auto& g : hops.ifm_groups) {
+    nhops_per_dest(ifmap_pieces, g.range, g.nodes, per_dest, scratch);
+    if (hops.forwarding) {
+      nh += nhops_forwarded(ifmap_pieces, g.range, g.nodes, per_dest, g.tree);
+    } else {
+      for (auto v : per_dest) nh += v;
+    }
+  }
+  return nh;
+}
+
+PerDataCategory<double> unit_nhops(const PartitionHops& hops, const LayoutPieces& ifmap_pieces) {
+  HopScratch scratch;
+  PerDataCategory<double> out;
+  out[DataCategory::Fil] = static_cast<double>(hops.fil);
+  out[DataCategory::Ifm] = static_cast<double>(ifmap_nhops(hops, ifmap_pieces, scratch));
+  out[DataCategory::Ofm] = static_cast<double>(hops.ofm);
+  return out;
+}
+
+PerDataCategory<double> unit_nhops_to_proc_region(const model::Layer& layer, std::int64_t batch,
+                                                  const NodeRegion& proc_region,
+                                                  const PartitionScheme& part,
+                                                  const PlacementSources& sources,
+                                                  const DataLayout& ofmap_layout,
+                                                  const model::SearchOptions& options) {
+  return unit_nhops(
+      partition_hops(layer, batch, proc_region, part, sources.filter_nodes, ofmap_layout, options),
+      sources.ifmap_pieces);
 }
 
 }  // namespace kapla::mapping

@@ -29,6 +29,34 @@ struct PlacementSources {
 };
 PlacementSources placement_sources(const NodeRegion& dram_region, const DataLayout& ifmap_layout);
 
+/// The hops of one partition that do not depend on the ifmap layout: the filters' and the
+/// ofmaps' (unit_nhops_to_proc_region's FIL and OFM), and the ifmap groups (each distinct
+/// ifmap range with the nodes that read it, in gen_pidx order, and with forwarding their
+/// spanning tree), from which ifmap_nhops prices the ifmaps of any layout. K prices one
+/// partition under many ifmap layouts (one per producer partition of the segments ending at
+/// the layer): these are found once for all of them.
+struct PartitionHops {
+  struct IfmGroup {
+    FmapRange range;
+    std::vector<PhyDim2> nodes;
+    std::int64_t tree = 0;  // tree_weight(nodes) with forwarding, else 0
+  };
+  std::int64_t fil = 0;
+  std::int64_t ofm = 0;
+  bool forwarding = false;
+  std::vector<IfmGroup> ifm_groups;
+};
+PartitionHops partition_hops(const model::Layer& layer, std::int64_t batch,
+                             const NodeRegion& proc_region, const PartitionScheme& part,
+                             const std::vector<PhyDim2>& filter_nodes,
+                             const DataLayout& ofmap_layout, const model::SearchOptions& options);
+/// The IFM hops of unit_nhops_to_proc_region from the partition's hops and the pieces of the
+/// ifmap layout.
+std::int64_t ifmap_nhops(const PartitionHops& hops, const LayoutPieces& ifmap_pieces,
+                         HopScratch& scratch);
+/// (FIL, IFM, OFM) as unit_nhops_to_proc_region returns them.
+PerDataCategory<double> unit_nhops(const PartitionHops& hops, const LayoutPieces& ifmap_pieces);
+
 /// Hops (FIL, IFM, OFM) for fetching the filters from `filter_nodes` (the distinct memory
 /// node coordinates), the ifmaps from `ifmap_layout`, and storing the ofmaps into
 /// `ofmap_layout`, for `layer` partitioned by `part` on `proc_region`. Forwarding variants

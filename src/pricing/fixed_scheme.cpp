@@ -33,13 +33,23 @@ PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionSc
   return s;
 }
 
+PartitionReach reach_partition(const LayerProblem& p, const mapping::PartitionScheme& part,
+                               const std::vector<PhyDim2>& filter_nodes) {
+  PartitionReach out;
+  out.ofmap_layout = mapping::ofmap_layout(p.layer, p.batch, part, p.resource.dst_data_region);
+  out.hops = mapping::partition_hops(p.layer, p.batch, p.resource.proc_region, part, filter_nodes,
+                                     out.ofmap_layout, p.options);
+  return out;
+}
+
+PartitionPlacement place_partition(const PartitionReach& reach,
+                                   const mapping::LayoutPieces& ifmap_pieces) {
+  return {reach.ofmap_layout, mapping::unit_nhops(reach.hops, ifmap_pieces)};
+}
+
 PartitionPlacement place_partition(const LayerProblem& p, const mapping::PartitionScheme& part,
                                    const mapping::PlacementSources& sources) {
-  PartitionPlacement out;
-  out.ofmap_layout = mapping::ofmap_layout(p.layer, p.batch, part, p.resource.dst_data_region);
-  out.unit_nhops = mapping::unit_nhops_to_proc_region(p.layer, p.batch, p.resource.proc_region,
-                                                      part, sources, out.ofmap_layout, p.options);
-  return out;
+  return place_partition(reach_partition(p, part, sources.filter_nodes), sources.ifmap_pieces);
 }
 
 namespace {
@@ -144,6 +154,8 @@ struct FixedSchemeEvaluator::Setups {
   struct Slot {
     std::once_flag once;
     PartitionSetup setup;
+    std::once_flag reach_once;
+    PartitionReach reach;
   };
   std::vector<mapping::PartitionScheme> parts;
   std::unique_ptr<Slot[]> slots;
@@ -217,8 +229,14 @@ const PartitionSetup& FixedSchemeEvaluator::setup(std::size_t i) const {
 const PartitionPlacement& FixedSchemeEvaluator::placement(std::size_t i) const {
   KAPLA_ASSERT(i < setups_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
   auto& s = placements_->slots[i];
-  std::call_once(
-      s.once, [&] { s.placement = place_partition(*p_, setups_->parts[i], placements_->sources); });
+  std::call_once(s.once, [&] {
+    // What does not depend on the ifmap layout is found once for every layout.
+    auto& r = setups_->slots[i];
+    std::call_once(r.reach_once, [&] {
+      r.reach = reach_partition(*p_, setups_->parts[i], placements_->sources.filter_nodes);
+    });
+    s.placement = place_partition(r.reach, placements_->sources.ifmap_pieces);
+  });
   return s.placement;
 }
 

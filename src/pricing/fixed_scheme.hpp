@@ -9,8 +9,9 @@
 // paths stay fast:
 //  - PartitionSetup (per-node layer, NLDs, buffer-sharing scheme): independent of the ifmap
 //    layout, so B memoizes it across scheduling conditions;
-//  - PartitionPlacement (ofmap layout, unit NoC hops): depends on the ifmap layout.
-// FixedSchemeEvaluator caches both per partition of B's list, on first use, thread-safely.
+//  - PartitionPlacement (ofmap layout, unit NoC hops): depends on the ifmap layout; all of it
+//    but the ifmap hops (PartitionReach) does not, and is shared like the setup.
+// FixedSchemeEvaluator caches them per partition of B's list, on first use, thread-safely.
 #pragma once
 
 #include <cstddef>
@@ -61,6 +62,19 @@ cost::MapResult map_partitioned_layer(const LayerProblem& p, const mapping::Part
 /// part_layer, the map strategy's NLDs (map_partitioned_layer) and the buffer-sharing
 /// scheme of `part`.
 PartitionSetup setup_partition(const LayerProblem& p, const mapping::PartitionScheme& part);
+
+/// What a partition's placement does not take from the ifmap layout: the ofmap layout and
+/// the hops but the ifmaps' (mapping::partition_hops). `filter_nodes` =
+/// mapping::filter_nodes(p.resource.dram_region).
+struct PartitionReach {
+  mapping::DataLayout ofmap_layout;
+  mapping::PartitionHops hops;
+};
+PartitionReach reach_partition(const LayerProblem& p, const mapping::PartitionScheme& part,
+                               const std::vector<PhyDim2>& filter_nodes);
+/// The placement of a partition from its reach and the pieces of the ifmap layout.
+PartitionPlacement place_partition(const PartitionReach& reach,
+                                   const mapping::LayoutPieces& ifmap_pieces);
 
 /// The ofmap layout and the unit NoC hops of `part`; `sources` =
 /// mapping::placement_sources(p.resource.dram_region, p.ifmap_layout), made once per problem.

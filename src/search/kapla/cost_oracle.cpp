@@ -11,6 +11,7 @@
 #include "core/math.hpp"
 #include "core/remembered.hpp"
 #include "cost/loop_blocking_search.hpp"
+#include "search/kapla/screen_memo.hpp"
 
 namespace kapla::search::kapla {
 
@@ -41,7 +42,11 @@ struct CostOracle::Derived {
   using WantKey = std::array<std::int64_t, 2 * EnumTraits<ParallelDim>::size>;
   std::mutex mu;
   std::unordered_map<WantKey, std::vector<std::size_t>, WordsHash> nearest;
+  // Keyed on the constraint too: oracles sharing this differ in it and in the layout only.
+  ScreenMemo screens;
 };
+
+const ScreenMemo* CostOracle::screen_memo() const { return &derived_->screens; }
 
 CostOracle::CostOracle(const pricing::LayerProblem& problem)
     : eval_(problem),

@@ -2,9 +2,13 @@
 #include "search/kapla/partition_descent.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <memory>
 
 #include "search/kapla/best_candidate.hpp"
+#include "search/kapla/fit_memo.hpp"
+#include "search/kapla/screen_memo.hpp"
 #include "search/kapla/solver_steps.hpp"
 
 namespace kapla::search::kapla::detail {
@@ -36,6 +40,27 @@ std::optional<Score> nth_best(std::vector<Score> scores, std::size_t n, model::G
   return scores[n - 1];
 }
 
+// The guide pairs a screen key holds (the solver passes at most 4, kGuidePairs); a screen
+// with more is not remembered.
+constexpr std::size_t kMaxScreenPairs = 4;
+
+// What the screen's ranking reads besides the layer problem without its layout: the top
+// constraint, the guide pairs it fits (FitMemo's packing), the goal and the options it uses.
+ScreenMemo::Key screen_key(const LayerOracle& o, const SolverOptions& opt,
+                           const std::vector<OrderPair>& pairs, std::size_t npairs) {
+  ScreenMemo::Key k{};
+  std::size_t i = 0;
+  for (auto v : o.top_constraint()) k[i++] = v;
+  for (std::size_t j = 0; j < kMaxScreenPairs; ++j)
+    k[i++] = j < npairs ? FitMemo::key(0, 0, pairs[j][0], pairs[j][1], false)[2] : -1;
+  k[i++] = static_cast<std::int64_t>(opt.goal);
+  k[i++] = opt.refine.screen_placed;
+  k[i++] = std::bit_cast<std::int64_t>(opt.refine.variant_margin);
+  k[i++] = bounded_picks_on(opt) ? 1 : 0;
+  k[i++] = static_cast<std::int64_t>(npairs);
+  return k;
+}
+
 }  // namespace
 
 void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
@@ -57,72 +82,95 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
       members[static_cast<std::size_t>(it - keys.begin())].push_back(i);
     }
   }
-  // (1) Every group's representative, priced on chip (no NoC placement).
-  struct Ranked {
-    Score score;
-    std::size_t group;
-    CanonicalScheme scheme;
-  };
+  const std::size_t npairs =
+      std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
+  // (1) Every group's representative, priced on chip (no NoC placement); remembered for the
+  // other searches of the layer where the oracle offers (screen_memo.hpp).
+  using Ranked = ScreenMemo::Ranked;
   auto by_score = [&](const Ranked& a, const Ranked& b) {
     return better(a.score, b.score, opt.goal);
   };
-  // Every nest (PE replication choice) of each representative: replication and node
-  // partition trade the same channels, so the current scheme's choice may not carry over.
-  // nn_dataflow's nests are fitted with every guide pair, on every group. The fold variants
-  // (up to ~30 more nests per partition) only on the groups whose best canonical nest is
-  // within Refinement::variant_margin of the best group's, with the first pair only, and
-  // the best of them, if it leads, with the others: a variant lowers a layer's price by a few
-  // per cent, so it does not lift a group from far behind (docs/kapla.md §4, measured).
-  const std::size_t npairs =
-      std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
-  std::vector<BestCandidate> best_of;  // per group, by the on-chip price
-  best_of.reserve(keys.size());
-  auto try_fit = [&](std::size_t g, int ni, std::size_t j) {
-    best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0],
-                                         pairs[j][1], totals, sol.stats, ni));
-  };
-  std::vector<NestList> nests_of(keys.size());
-  std::optional<Score> lead_canonical;
-  std::vector<Score> canonical;  // the groups' canonical bests so far
-  const auto placed = static_cast<std::size_t>(opt.refine.screen_placed);
-  const bool floors = bounded_picks_on(opt);
-  for (std::size_t g = 0; g < keys.size(); ++g) {
-    // A group whose canonical best does not beat the screen_placed-th best so far is not
-    // placed, unless fold variants lift it, which they may only on a group close to the lead:
-    // where that bar is above the closeness margin, the group is fitted with it as its floor
-    // (no sweep for candidates whose bound does not beat it; none kept if none beats it).
-    auto bar = floors ? nth_best(canonical, placed, opt.goal) : std::nullopt;
-    if (bar &&
-        !(lead_canonical && goal_value(*bar, opt.goal) > goal_value(*lead_canonical, opt.goal) *
-                                                             (1 + opt.refine.variant_margin)))
-      bar.reset();
-    best_of.emplace_back(o, opt, nullptr, bar, &pricer);
-    nests_of[g] = o.nests(parts[members[g].front()]);
-    for (std::size_t ni = 0; ni < nests_of[g]->size(); ++ni)
-      if (!(*nests_of[g])[ni].fold_variant)
-        for (std::size_t j = 0; j < npairs; ++j) try_fit(g, static_cast<int>(ni), j);
-    const auto& r = best_of[g];
-    if (r.scheme() && (!lead_canonical || better(r.score(), *lead_canonical, opt.goal)))
-      lead_canonical = r.score();
-    if (r.scheme()) canonical.push_back(r.score());
-  }
-  std::vector<Ranked> on_chip;
-  for (std::size_t g = 0; g < keys.size(); ++g) {
-    const auto& r = best_of[g];
-    const auto& nests = *nests_of[g];
-    const bool close =
-        r.scheme() && goal_value(r.score(), opt.goal) <=
-                          goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
-    if (close && npairs > 0) {
-      for (std::size_t ni = 0; ni < nests.size(); ++ni)
-        if (nests[ni].fold_variant) try_fit(g, static_cast<int>(ni), 0);
-      const int lead_nest = r.scheme()->nest_index;
-      if (nests[static_cast<std::size_t>(lead_nest)].fold_variant)
-        for (std::size_t j = 1; j < npairs; ++j) try_fit(g, lead_nest, j);
+  auto rank = [&](SolveStats& fit_stats) {
+    std::vector<Ranked> out;
+    // Every nest (PE replication choice) of each representative: replication and node
+    // partition trade the same channels, so the current scheme's choice may not carry over.
+    // nn_dataflow's nests are fitted with every guide pair, on every group. The fold variants
+    // (up to ~30 more nests per partition) only on the groups whose best canonical nest is
+    // within Refinement::variant_margin of the best group's, with the first pair only, and
+    // the best of them, if it leads, with the others: a variant lowers a layer's price by a
+    // few per cent, so it does not lift a group from far behind (docs/kapla.md §4, measured).
+    std::vector<BestCandidate> best_of;  // per group, by the on-chip price
+    best_of.reserve(keys.size());
+    auto try_fit = [&](std::size_t g, int ni, std::size_t j) {
+      best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0],
+                                           pairs[j][1], totals, fit_stats, ni));
+    };
+    std::vector<NestList> nests_of(keys.size());
+    std::optional<Score> lead_canonical;
+    std::vector<Score> canonical;  // the groups' canonical bests so far
+    const auto placed = static_cast<std::size_t>(opt.refine.screen_placed);
+    const bool floors = bounded_picks_on(opt);
+    for (std::size_t g = 0; g < keys.size(); ++g) {
+      // A group whose canonical best does not beat the screen_placed-th best so far is not
+      // placed, unless fold variants lift it, which they may only on a group close to the
+      // lead: where that bar is above the closeness margin, the group is fitted with it as its
+      // floor (no sweep for candidates whose bound does not beat it; none kept if none does).
+      auto bar = floors ? nth_best(canonical, placed, opt.goal) : std::nullopt;
+      if (bar &&
+          !(lead_canonical && goal_value(*bar, opt.goal) > goal_value(*lead_canonical, opt.goal) *
+                                                               (1 + opt.refine.variant_margin)))
+        bar.reset();
+      best_of.emplace_back(o, opt, nullptr, bar, &pricer);
+      nests_of[g] = o.nests(parts[members[g].front()]);
+      for (std::size_t ni = 0; ni < nests_of[g]->size(); ++ni)
+        if (!(*nests_of[g])[ni].fold_variant)
+          for (std::size_t j = 0; j < npairs; ++j) try_fit(g, static_cast<int>(ni), j);
+      const auto& r = best_of[g];
+      if (r.scheme() && (!lead_canonical || better(r.score(), *lead_canonical, opt.goal)))
+        lead_canonical = r.score();
+      if (r.scheme()) canonical.push_back(r.score());
     }
-    if (r.scheme()) on_chip.push_back({r.score(), g, *r.scheme()});
+    for (std::size_t g = 0; g < keys.size(); ++g) {
+      const auto& r = best_of[g];
+      const auto& nests = *nests_of[g];
+      const bool close =
+          r.scheme() && goal_value(r.score(), opt.goal) <=
+                            goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
+      if (close && npairs > 0) {
+        for (std::size_t ni = 0; ni < nests.size(); ++ni)
+          if (nests[ni].fold_variant) try_fit(g, static_cast<int>(ni), 0);
+        const int lead_nest = r.scheme()->nest_index;
+        if (nests[static_cast<std::size_t>(lead_nest)].fold_variant)
+          for (std::size_t j = 1; j < npairs; ++j) try_fit(g, lead_nest, j);
+      }
+      if (r.scheme()) out.push_back({r.score(), g, *r.scheme()});
+    }
+    std::stable_sort(out.begin(), out.end(), by_score);
+    return out;
+  };
+  // The memo holds on-chip prices of this oracle: only when the pricer is the oracle itself.
+  const ScreenMemo* memo = opt.remember_screens ? o.screen_memo() : nullptr;
+  if (dynamic_cast<const void*>(&pricer) != dynamic_cast<const void*>(&o) ||
+      npairs > kMaxScreenPairs)
+    memo = nullptr;
+  std::shared_ptr<const ScreenMemo::Entry> remembered;
+  std::vector<Ranked> ranked_here;
+  if (memo != nullptr) {
+    // The fits' failures go with the ranking: every search that uses it counts them.
+    remembered = memo->remembered(screen_key(o, opt, pairs, npairs), [&] {
+      SolveStats fit_stats;
+      ScreenMemo::Entry e;
+      e.ranked = rank(fit_stats);
+      e.capacity_fail = fit_stats.capacity_fail;
+      e.constraint_fail = fit_stats.constraint_fail;
+      return e;
+    });
+    sol.stats.capacity_fail += remembered->capacity_fail;
+    sol.stats.constraint_fail += remembered->constraint_fail;
+  } else {
+    ranked_here = rank(sol.stats);
   }
-  std::stable_sort(on_chip.begin(), on_chip.end(), by_score);
+  const std::vector<Ranked>& on_chip = memo != nullptr ? remembered->ranked : ranked_here;
   // (2) The best few representatives with the full price (placing their partitions).
   std::vector<Ranked> priced;
   for (std::size_t r = 0;

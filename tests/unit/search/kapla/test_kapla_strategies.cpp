@@ -21,6 +21,7 @@
 #include "search/kapla/layer_solver.hpp"
 #include "search/kapla/memo_oracle.hpp"
 #include "search/kapla/partition_descent.hpp"
+#include "search/kapla/screen_memo.hpp"
 #include "search/kapla_solver.hpp"
 
 namespace kapla::search {
@@ -314,6 +315,57 @@ TEST(KaplaStrategies, SharedSetupsAcrossConstraintsAndLayoutsChangeNoAnswer) {
     // second layout.
     EXPECT_EQ(memo.hits(), 3 * (solves - 1) - 1) << name;
   }
+}
+
+// The partition screen's on-chip ranking is remembered per layer for its searches under every
+// constraint and ifmap layout (screen_memo.hpp): a search over the shared derivations returns
+// the scheme, score and counts of a search that remembers nothing, and the searches share
+// rankings. (The counts of schemes priced in full may differ: a ranking found in the memo
+// leaves the search without the on-chip prices it made, which serve as tight bounds later.)
+TEST(KaplaStrategies, ScreenRankingSharedAcrossLayoutsChangesNoAnswer) {
+  auto bypass = training_options();
+  bypass.sw_gbuf_bypass = {{true, true, true}};
+  std::size_t solves = 0, rankings = 0;
+  for (const auto& hw : {small_hw({4, 4}, {4, 4}, 1024, 32), small_hw({8, 8}, {4, 4}, 1024, 32)})
+    for (const auto& opts : {training_options(), bypass})
+      for (const auto& [name, layer] : small_layers()) {
+        const auto base = problem(layer, 4, hw, opts);
+        const auto layouts =
+            mapping::input_layouts(layer.nifm, layer.sifm, 4, base.resource.src_data_region, opts);
+        const kapla::CostOracle first(base);
+        for (const std::int64_t topbat : {0, 2})
+          for (const auto& layout : layouts) {
+            auto p = base;
+            p.constraint.topbat = topbat;
+            p.ifmap_layout = layout;
+            const kapla::CostOracle shared(p, first.shared_setups(), nullptr,
+                                           first.shared_derived());
+            const kapla::CostOracle alone(p);
+            kapla::SolverOptions so;
+            so.goal = opts.opt_goal;
+            kapla::SolverOptions forget = so;
+            forget.remember_screens = false;
+            const auto a = kapla::solve_layer(alone, forget);
+            const auto s = kapla::solve_layer(shared, so);
+            const auto what = name + " topbat " + std::to_string(topbat);
+            ASSERT_EQ(a.scheme.has_value(), s.scheme.has_value()) << what;
+            if (a.scheme) {
+              EXPECT_TRUE(*a.scheme == *s.scheme) << what;
+              EXPECT_EQ(a.score, s.score) << what;
+            }
+            EXPECT_EQ(a.stats.evaluated, s.stats.evaluated) << what;
+            EXPECT_EQ(a.stats.invalid, s.stats.invalid) << what;
+            EXPECT_EQ(a.stats.capacity_fail, s.stats.capacity_fail) << what;
+            EXPECT_EQ(a.stats.constraint_fail, s.stats.constraint_fail) << what;
+            EXPECT_EQ(a.stats.order_pairs, s.stats.order_pairs) << what;
+            EXPECT_EQ(a.stats.fell_back, s.stats.fell_back) << what;
+            ++solves;
+          }
+        rankings += first.screen_memo()->size();
+      }
+  // Fewer rankings than searches: the searches under one constraint found each other's.
+  EXPECT_LT(rankings, solves);
+  std::cout << "[screen memo] " << solves << " searches, " << rankings << " rankings\n";
 }
 
 // The exhaustive search's bounds (the price without the buffer-sharing sweep, and without the

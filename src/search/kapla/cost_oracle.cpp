@@ -11,7 +11,7 @@
 #include "core/math.hpp"
 #include "core/remembered.hpp"
 #include "cost/loop_blocking_search.hpp"
-#include "search/kapla/screen_memo.hpp"
+#include "search/kapla/layout_free_memo.hpp"
 
 namespace kapla::search::kapla {
 
@@ -43,10 +43,10 @@ struct CostOracle::Derived {
   std::mutex mu;
   std::unordered_map<WantKey, std::vector<std::size_t>, WordsHash> nearest;
   // Keyed on the constraint too: oracles sharing this differ in it and in the layout only.
-  ScreenMemo screens;
+  LayoutFreeMemo layout_free;
 };
 
-const ScreenMemo* CostOracle::screen_memo() const { return &derived_->screens; }
+const LayoutFreeMemo* CostOracle::layout_free_memo() const { return &derived_->layout_free; }
 
 CostOracle::CostOracle(const pricing::LayerProblem& problem)
     : eval_(problem),

@@ -65,8 +65,8 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
   const BoundPricer* bound_pricer() const override { return this; }
-  /// The screen's rankings, in what the oracles over the same Derived share.
-  const ScreenMemo* screen_memo() const override;
+  /// In what the oracles over the same Derived share.
+  const LayoutFreeMemo* layout_free_memo() const override;
 
   /// The full layer result of a canonical scheme (what the strategy returns).
   std::optional<pricing::LayerSchedule> schedule(const CanonicalScheme& s) const;

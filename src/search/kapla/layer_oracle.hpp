@@ -20,7 +20,7 @@ namespace kapla::search::kapla {
 
 class BoundPricer;
 class FitMemo;
-class ScreenMemo;
+struct LayoutFreeMemo;
 
 /// The one cost model's verdict on a scheme (energy in the hardware's units, time in cycles).
 struct Score {
@@ -88,9 +88,9 @@ class LayerOracle {
   /// Where K's fits on this oracle may be remembered (a layer search's MemoOracle); null: they
   /// are made every time.
   virtual const FitMemo* fit_memo() const { return nullptr; }
-  /// Where K's partition screen may remember its on-chip ranking for every search of the
-  /// layer (screen_memo.hpp); null: it ranks every time.
-  virtual const ScreenMemo* screen_memo() const { return nullptr; }
+  /// Where K's steps that do not read the ifmap layout may be remembered for every search of
+  /// the layer (layout_free_memo.hpp); null: they are made every time.
+  virtual const LayoutFreeMemo* layout_free_memo() const { return nullptr; }
 };
 
 }  // namespace kapla::search::kapla

@@ -16,6 +16,7 @@
 #include "search/kapla/blocking_descent.hpp"
 #include "search/kapla/exhaustive.hpp"
 #include "search/kapla/greedy.hpp"
+#include "search/kapla/layout_free_memo.hpp"
 #include "search/kapla/memo_oracle.hpp"
 #include "search/kapla/partition_descent.hpp"
 #include "search/kapla/solver_steps.hpp"
@@ -226,6 +227,29 @@ GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors
   const auto orders = loop_orders();
   GreedyPass g;
   std::vector<SolveStats> st(GreedyPass::kPairs);
+  // The candidates read no placement: remembered for the layer's other searches (with the
+  // fit failures they counted) where the oracle offers.
+  const LayoutFreeMemo* memo = opt.share_across_layouts ? o.layout_free_memo() : nullptr;
+  const auto top = o.top_constraint();
+  auto candidates = [&](std::size_t k) {
+    auto make = [&](SolveStats& stats) {
+      return greedy_candidates(o, orders[k / 6], orders[k % 6], stats, nullptr, top_factors);
+    };
+    if (memo == nullptr) return make(st[k]);
+    const auto r = memo->candidates.remembered(
+        {top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat], static_cast<std::int64_t>(k),
+         top_factors == TopFactors::Reserved ? 1 : 0},
+        [&] {
+          SolveStats fit_stats;
+          LayoutFreeMemo::Candidates c;
+          c.schemes = make(fit_stats);
+          c.failures = {fit_stats.capacity_fail, fit_stats.constraint_fail};
+          return c;
+        });
+    st[k].capacity_fail += r->failures.capacity_fail;
+    st[k].constraint_fail += r->failures.constraint_fail;
+    return r->schemes;
+  };
   // Each pair is independent; results land in per-pair slots and are reduced in pair order
   // (and within a pair in snap order), so the answer does not depend on the thread count.
 #pragma omp parallel for schedule(dynamic) num_threads(opt.num_threads > 0 ? opt.num_threads : 1)
@@ -233,9 +257,7 @@ GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors
     const auto k = static_cast<std::size_t>(i);
     st[k].order_pairs = 1;
     BestCandidate pick(o, opt, &st[k]);
-    for (const auto& c :
-         greedy_candidates(o, orders[k / 6], orders[k % 6], st[k], nullptr, top_factors))
-      pick.consider(c);
+    for (const auto& c : candidates(k)) pick.consider(c);
     g.best[k] = pick.scheme();
     g.best_score[k] = pick.score();
   }

@@ -44,10 +44,10 @@ struct SolverOptions {
   /// Skip the full price of a candidate whose cheap lower bound cannot beat the step's pick
   /// (best_candidate.hpp; with ntops = 1 only). Same answers either way; off for tests.
   bool bounded_picks = true;
-  /// Let the partition screen remember its on-chip ranking for the other searches of the
-  /// layer where the oracle offers (screen_memo.hpp). Same answers and fit counts either way;
-  /// off for tests.
-  bool remember_screens = true;
+  /// Remember the greedy's candidates and the partition screen's ranking for the other
+  /// searches of the layer where the oracle offers (layout_free_memo.hpp). Same answers and
+  /// fit counts either way; off for tests.
+  bool share_across_layouts = true;
 };
 
 struct SolveStats {

@@ -63,9 +63,9 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   const BoundPricer* bound_pricer() const override { return this; }
   /// K's fits on this oracle, remembered for its lifetime (its capacities are fixed).
   const FitMemo* fit_memo() const override { return &fits_; }
-  /// The wrapped oracle's, when capacity() is its own (the ranking fits with the capacities).
-  const ScreenMemo* screen_memo() const override {
-    return storage_ == Storage::AsInner ? inner_.screen_memo() : nullptr;
+  /// The wrapped oracle's, when capacity() is its own (the remembered steps fit with it).
+  const LayoutFreeMemo* layout_free_memo() const override {
+    return storage_ == Storage::AsInner ? inner_.layout_free_memo() : nullptr;
   }
   /// Distinct schemes priced so far.
   std::size_t priced() const;

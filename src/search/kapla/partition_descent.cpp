@@ -8,7 +8,7 @@
 
 #include "search/kapla/best_candidate.hpp"
 #include "search/kapla/fit_memo.hpp"
-#include "search/kapla/screen_memo.hpp"
+#include "search/kapla/layout_free_memo.hpp"
 #include "search/kapla/solver_steps.hpp"
 
 namespace kapla::search::kapla::detail {
@@ -46,9 +46,11 @@ constexpr std::size_t kMaxScreenPairs = 4;
 
 // What the screen's ranking reads besides the layer problem without its layout: the top
 // constraint, the guide pairs it fits (FitMemo's packing), the goal and the options it uses.
-ScreenMemo::Key screen_key(const LayerOracle& o, const SolverOptions& opt,
-                           const std::vector<OrderPair>& pairs, std::size_t npairs) {
-  ScreenMemo::Key k{};
+KeyedMemo<LayoutFreeMemo::Ranking, 12>::Key screen_key(const LayerOracle& o,
+                                                       const SolverOptions& opt,
+                                                       const std::vector<OrderPair>& pairs,
+                                                       std::size_t npairs) {
+  KeyedMemo<LayoutFreeMemo::Ranking, 12>::Key k{};
   std::size_t i = 0;
   for (auto v : o.top_constraint()) k[i++] = v;
   for (std::size_t j = 0; j < kMaxScreenPairs; ++j)
@@ -85,8 +87,8 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   const std::size_t npairs =
       std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
   // (1) Every group's representative, priced on chip (no NoC placement); remembered for the
-  // other searches of the layer where the oracle offers (screen_memo.hpp).
-  using Ranked = ScreenMemo::Ranked;
+  // other searches of the layer where the oracle offers (layout_free_memo.hpp).
+  using Ranked = LayoutFreeMemo::Ranked;
   auto by_score = [&](const Ranked& a, const Ranked& b) {
     return better(a.score, b.score, opt.goal);
   };
@@ -149,24 +151,23 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     return out;
   };
   // The memo holds on-chip prices of this oracle: only when the pricer is the oracle itself.
-  const ScreenMemo* memo = opt.remember_screens ? o.screen_memo() : nullptr;
+  const LayoutFreeMemo* memo = opt.share_across_layouts ? o.layout_free_memo() : nullptr;
   if (dynamic_cast<const void*>(&pricer) != dynamic_cast<const void*>(&o) ||
       npairs > kMaxScreenPairs)
     memo = nullptr;
-  std::shared_ptr<const ScreenMemo::Entry> remembered;
+  std::shared_ptr<const LayoutFreeMemo::Ranking> remembered;
   std::vector<Ranked> ranked_here;
   if (memo != nullptr) {
     // The fits' failures go with the ranking: every search that uses it counts them.
-    remembered = memo->remembered(screen_key(o, opt, pairs, npairs), [&] {
+    remembered = memo->screens.remembered(screen_key(o, opt, pairs, npairs), [&] {
       SolveStats fit_stats;
-      ScreenMemo::Entry e;
-      e.ranked = rank(fit_stats);
-      e.capacity_fail = fit_stats.capacity_fail;
-      e.constraint_fail = fit_stats.constraint_fail;
-      return e;
+      LayoutFreeMemo::Ranking r;
+      r.ranked = rank(fit_stats);
+      r.failures = {fit_stats.capacity_fail, fit_stats.constraint_fail};
+      return r;
     });
-    sol.stats.capacity_fail += remembered->capacity_fail;
-    sol.stats.constraint_fail += remembered->constraint_fail;
+    sol.stats.capacity_fail += remembered->failures.capacity_fail;
+    sol.stats.constraint_fail += remembered->failures.constraint_fail;
   } else {
     ranked_here = rank(sol.stats);
   }

@@ -19,9 +19,9 @@
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/exhaustive.hpp"
 #include "search/kapla/layer_solver.hpp"
+#include "search/kapla/layout_free_memo.hpp"
 #include "search/kapla/memo_oracle.hpp"
 #include "search/kapla/partition_descent.hpp"
-#include "search/kapla/screen_memo.hpp"
 #include "search/kapla_solver.hpp"
 
 namespace kapla::search {
@@ -317,15 +317,16 @@ TEST(KaplaStrategies, SharedSetupsAcrossConstraintsAndLayoutsChangeNoAnswer) {
   }
 }
 
-// The partition screen's on-chip ranking is remembered per layer for its searches under every
-// constraint and ifmap layout (screen_memo.hpp): a search over the shared derivations returns
-// the scheme, score and counts of a search that remembers nothing, and the searches share
-// rankings. (The counts of schemes priced in full may differ: a ranking found in the memo
-// leaves the search without the on-chip prices it made, which serve as tight bounds later.)
-TEST(KaplaStrategies, ScreenRankingSharedAcrossLayoutsChangesNoAnswer) {
+// The greedy's candidates and the partition screen's on-chip ranking are remembered per layer
+// for its searches under every constraint and ifmap layout (layout_free_memo.hpp): a search
+// over the shared derivations returns the scheme, score and counts of a search that remembers
+// nothing, and the searches share them. (The counts of schemes priced in full may differ: a
+// step found in the memo leaves the search without the on-chip prices it made, which serve as
+// tight bounds later.)
+TEST(KaplaStrategies, LayoutFreeStepsSharedAcrossLayoutsChangeNoAnswer) {
   auto bypass = training_options();
   bypass.sw_gbuf_bypass = {{true, true, true}};
-  std::size_t solves = 0, rankings = 0;
+  std::size_t solves = 0, rankings = 0, candidate_lists = 0;
   for (const auto& hw : {small_hw({4, 4}, {4, 4}, 1024, 32), small_hw({8, 8}, {4, 4}, 1024, 32)})
     for (const auto& opts : {training_options(), bypass})
       for (const auto& [name, layer] : small_layers()) {
@@ -344,7 +345,7 @@ TEST(KaplaStrategies, ScreenRankingSharedAcrossLayoutsChangesNoAnswer) {
             kapla::SolverOptions so;
             so.goal = opts.opt_goal;
             kapla::SolverOptions forget = so;
-            forget.remember_screens = false;
+            forget.share_across_layouts = false;
             const auto a = kapla::solve_layer(alone, forget);
             const auto s = kapla::solve_layer(shared, so);
             const auto what = name + " topbat " + std::to_string(topbat);
@@ -361,11 +362,14 @@ TEST(KaplaStrategies, ScreenRankingSharedAcrossLayoutsChangesNoAnswer) {
             EXPECT_EQ(a.stats.fell_back, s.stats.fell_back) << what;
             ++solves;
           }
-        rankings += first.screen_memo()->size();
+        rankings += first.layout_free_memo()->screens.size();
+        candidate_lists += first.layout_free_memo()->candidates.size();
       }
-  // Fewer rankings than searches: the searches under one constraint found each other's.
+  // Fewer than the searches made: the searches under one constraint found each other's.
   EXPECT_LT(rankings, solves);
-  std::cout << "[screen memo] " << solves << " searches, " << rankings << " rankings\n";
+  EXPECT_LT(candidate_lists, 36 * solves);
+  std::cout << "[layout-free memo] " << solves << " searches, " << rankings << " rankings, "
+            << candidate_lists << " candidate lists (of " << 36 * solves << " order pairs)\n";
 }
 
 // The exhaustive search's bounds (the price without the buffer-sharing sweep, and without the

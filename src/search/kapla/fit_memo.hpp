@@ -26,13 +26,19 @@ class FitMemo {
     std::optional<CanonicalScheme> scheme;
     Outcome outcome = Outcome::Fit;
   };
+  /// The two loop orders in one word.
+  static std::int64_t packed_orders(const PerLoopDim<int>& ord_gbuf,
+                                    const PerLoopDim<int>& ord_regf) {
+    std::int64_t orders = 0;
+    for (auto l : all_values<LoopDim>()) orders = orders * 16 + ord_gbuf[l] * 4 + ord_regf[l];
+    return orders;
+  }
   /// Partition position in the oracle's list, nest index, the two orders packed, reserve flag.
   using Key = std::array<std::int64_t, 4>;
   static Key key(std::size_t part_index, int nest_index, const PerLoopDim<int>& ord_gbuf,
                  const PerLoopDim<int>& ord_regf, bool reserve_top) {
-    std::int64_t orders = 0;
-    for (auto l : all_values<LoopDim>()) orders = orders * 16 + ord_gbuf[l] * 4 + ord_regf[l];
-    return {static_cast<std::int64_t>(part_index), nest_index, orders, reserve_top ? 1 : 0};
+    return {static_cast<std::int64_t>(part_index), nest_index, packed_orders(ord_gbuf, ord_regf),
+            reserve_top ? 1 : 0};
   }
 
   /// The entry under `k`, else fit()'s, remembered (core/remembered.hpp).

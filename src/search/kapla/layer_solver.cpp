@@ -236,19 +236,10 @@ GreedyPass greedy_pass(const MemoOracle& o, const SolverOptions& opt, TopFactors
       return greedy_candidates(o, orders[k / 6], orders[k % 6], stats, nullptr, top_factors);
     };
     if (memo == nullptr) return make(st[k]);
-    const auto r = memo->candidates.remembered(
+    return *memo->candidates.remembered(
         {top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat], static_cast<std::int64_t>(k),
          top_factors == TopFactors::Reserved ? 1 : 0},
-        [&] {
-          SolveStats fit_stats;
-          LayoutFreeMemo::Candidates c;
-          c.schemes = make(fit_stats);
-          c.failures = {fit_stats.capacity_fail, fit_stats.constraint_fail};
-          return c;
-        });
-    st[k].capacity_fail += r->failures.capacity_fail;
-    st[k].constraint_fail += r->failures.constraint_fail;
-    return r->schemes;
+        st[k], make);
   };
   // Each pair is independent; results land in per-pair slots and are reduced in pair order
   // (and within a pair in snap order), so the answer does not depend on the thread count.

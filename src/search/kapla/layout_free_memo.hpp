@@ -5,9 +5,9 @@
 //  - the greedy's candidates per order pair (greedy_candidates: stackings, tensors, fits);
 //  - the partition screen's ranking of the size groups by their on-chip price (step 7a).
 // Each is keyed on what it reads besides the layer problem without its layout (the top
-// constraint, the order pairs, the options); the fit failures they counted go with them, so a
-// search that finds one counts what it would have. Thread-safe; pure values, so the answers
-// do not depend on which search made them first.
+// constraint, the order pairs, the options); the fit failures they counted go with them
+// (CountedMemo), so a search that finds one counts what it would have. Thread-safe; pure values, so
+// the answers do not depend on which search made them first.
 #pragma once
 
 #include <array>
@@ -22,18 +22,29 @@
 #include "core/words_hash.hpp"
 #include "search/kapla/canonical.hpp"
 #include "search/kapla/layer_oracle.hpp"
+#include "search/kapla/layer_solver.hpp"
 
 namespace kapla::search::kapla {
 
-/// Values under fixed-size integer keys, made once (core/remembered.hpp) and shared.
+/// Values of a step of K's search under fixed-size integer keys, made once
+/// (core/remembered.hpp) and shared, with the fit failures the step counted: every search that
+/// uses a value adds them to its own counts, as if it had made the value itself.
 template <class Value, std::size_t N>
-class KeyedMemo {
+class CountedMemo {
  public:
   using Key = std::array<std::int64_t, N>;
+  /// The value under `k`, else make(counts)'s; either way `stats` gets its fit failures.
   template <class Make>
-  std::shared_ptr<const Value> remembered(const Key& k, Make make) const {
-    return ::kapla::remembered(mu_, values_, k,
-                               [&] { return std::make_shared<const Value>(make()); });
+  std::shared_ptr<const Value> remembered(const Key& k, SolveStats& stats, Make make) const {
+    const auto made = ::kapla::remembered(mu_, values_, k, [&] {
+      SolveStats counts;
+      auto value = make(counts);
+      return std::make_shared<const Made>(
+          Made{std::move(value), counts.capacity_fail, counts.constraint_fail});
+    });
+    stats.capacity_fail += made->capacity_fail;
+    stats.constraint_fail += made->constraint_fail;
+    return {made, &made->value};  // shares ownership of the entry
   }
   std::size_t size() const {
     const std::lock_guard<std::mutex> lock(mu_);
@@ -41,14 +52,13 @@ class KeyedMemo {
   }
 
  private:
+  struct Made {
+    Value value;
+    std::int64_t capacity_fail = 0;
+    std::int64_t constraint_fail = 0;
+  };
   mutable std::mutex mu_;
-  mutable std::unordered_map<Key, std::shared_ptr<const Value>, WordsHash> values_;
-};
-
-/// The fit failures a remembered step counted.
-struct FitFailures {
-  std::int64_t capacity_fail = 0;
-  std::int64_t constraint_fail = 0;
+  mutable std::unordered_map<Key, std::shared_ptr<const Made>, WordsHash> values_;
 };
 
 struct LayoutFreeMemo {
@@ -58,21 +68,14 @@ struct LayoutFreeMemo {
     std::size_t group = 0;  // position of the size group, in order of first appearance
     CanonicalScheme scheme;
   };
-  /// The screen's groups with a fit, best first (stable).
-  struct Ranking {
-    std::vector<Ranked> ranked;
-    FitFailures failures;
-  };
-  /// The greedy's candidates of one order pair.
-  struct Candidates {
-    std::vector<CanonicalScheme> schemes;
-    FitFailures failures;
-  };
-  /// Key: the top constraint, the guide pairs used (packed, -1 past the last), the goal and
-  /// the screen's options (partition_descent.cpp screen_key).
-  KeyedMemo<Ranking, 12> screens;
-  /// Key: the top constraint, the order pair's index, whether the top factors are reserved.
-  KeyedMemo<Candidates, 5> candidates;
+  /// The screen's groups with a fit, best first (stable). Key: the top constraint, the guide
+  /// pairs used (packed, -1 past the last), the goal and the screen's options
+  /// (partition_descent.cpp screen_key).
+  using Screens = CountedMemo<std::vector<Ranked>, 12>;
+  Screens screens;
+  /// The greedy's candidates of one order pair. Key: the top constraint, the order pair's
+  /// index, whether the top factors are reserved.
+  CountedMemo<std::vector<CanonicalScheme>, 5> candidates;
 };
 
 }  // namespace kapla::search::kapla

@@ -46,15 +46,13 @@ constexpr std::size_t kMaxScreenPairs = 4;
 
 // What the screen's ranking reads besides the layer problem without its layout: the top
 // constraint, the guide pairs it fits (FitMemo's packing), the goal and the options it uses.
-KeyedMemo<LayoutFreeMemo::Ranking, 12>::Key screen_key(const LayerOracle& o,
-                                                       const SolverOptions& opt,
-                                                       const std::vector<OrderPair>& pairs,
-                                                       std::size_t npairs) {
-  KeyedMemo<LayoutFreeMemo::Ranking, 12>::Key k{};
+LayoutFreeMemo::Screens::Key screen_key(const LayerOracle& o, const SolverOptions& opt,
+                                        const std::vector<OrderPair>& pairs, std::size_t npairs) {
+  LayoutFreeMemo::Screens::Key k{};
   std::size_t i = 0;
   for (auto v : o.top_constraint()) k[i++] = v;
   for (std::size_t j = 0; j < kMaxScreenPairs; ++j)
-    k[i++] = j < npairs ? FitMemo::key(0, 0, pairs[j][0], pairs[j][1], false)[2] : -1;
+    k[i++] = j < npairs ? FitMemo::packed_orders(pairs[j][0], pairs[j][1]) : -1;
   k[i++] = static_cast<std::int64_t>(opt.goal);
   k[i++] = opt.refine.screen_placed;
   k[i++] = std::bit_cast<std::int64_t>(opt.refine.variant_margin);
@@ -155,23 +153,10 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   if (dynamic_cast<const void*>(&pricer) != dynamic_cast<const void*>(&o) ||
       npairs > kMaxScreenPairs)
     memo = nullptr;
-  std::shared_ptr<const LayoutFreeMemo::Ranking> remembered;
-  std::vector<Ranked> ranked_here;
-  if (memo != nullptr) {
-    // The fits' failures go with the ranking: every search that uses it counts them.
-    remembered = memo->screens.remembered(screen_key(o, opt, pairs, npairs), [&] {
-      SolveStats fit_stats;
-      LayoutFreeMemo::Ranking r;
-      r.ranked = rank(fit_stats);
-      r.failures = {fit_stats.capacity_fail, fit_stats.constraint_fail};
-      return r;
-    });
-    sol.stats.capacity_fail += remembered->failures.capacity_fail;
-    sol.stats.constraint_fail += remembered->failures.constraint_fail;
-  } else {
-    ranked_here = rank(sol.stats);
-  }
-  const std::vector<Ranked>& on_chip = memo != nullptr ? remembered->ranked : ranked_here;
+  const auto ranking =
+      memo != nullptr ? memo->screens.remembered(screen_key(o, opt, pairs, npairs), sol.stats, rank)
+                      : std::make_shared<const std::vector<Ranked>>(rank(sol.stats));
+  const std::vector<Ranked>& on_chip = *ranking;
   // (2) The best few representatives with the full price (placing their partitions).
   std::vector<Ranked> priced;
   for (std::size_t r = 0;

@@ -268,6 +268,11 @@ LayoutPieces layout_pieces(const DataLayout& layout) {
       out.pieces.push_back(
           {fmap_range(part, frng, pidx), coordinate(part, layout.regions[k], pidx)});
   }
+  for (std::size_t i = 0; i < out.pieces.size(); ++i) {
+    const PhyDim2& n = out.pieces[i].node;
+    out.node_lo = i == 0 ? n : PhyDim2{std::min(out.node_lo.h, n.h), std::min(out.node_lo.w, n.w)};
+    out.node_hi = i == 0 ? n : PhyDim2{std::max(out.node_hi.h, n.h), std::max(out.node_hi.w, n.w)};
+  }
   return out;
 }
 
@@ -323,13 +328,69 @@ void for_each_overlapping(const LayoutPieces& layout, const FmapRange& frng, Hop
 
 }  // namespace
 
+namespace {
+
+// From here on, a destination group this large is priced by lines (nhops_per_dest): below it,
+// piece by piece is fewer operations (K's GoogLeNet inference: 1.86 M queries, 60.8 M piece x
+// destination terms, 49.7 M of them in groups of 4 or more).
+constexpr std::size_t kByLinesMin = 8;
+// Nor for a layout whose nodes spread over more lines than this (a line array per query).
+constexpr std::int64_t kMaxLines = 1024;
+
+// Prefix sums over one axis: weight[j] becomes Σ_{k<=j} weight[k], moment[j] Σ_{k<=j}
+// weight[k] * k.
+void prefix_sums(std::vector<std::int64_t>& weight, std::vector<std::int64_t>& moment) {
+  moment.resize(weight.size());
+  std::int64_t w = 0, m = 0;
+  for (std::size_t k = 0; k < weight.size(); ++k) {
+    m += weight[k] * static_cast<std::int64_t>(k);
+    w += weight[k];
+    weight[k] = w;
+    moment[k] = m;
+  }
+}
+
+// Σ_k weight_k * |x - k| over the lines k of one axis, from its prefix sums (x may lie outside).
+std::int64_t line_distance(const std::vector<std::int64_t>& weight,
+                           const std::vector<std::int64_t>& moment, std::int64_t x) {
+  const std::int64_t wt = weight.back(), mt = moment.back();
+  if (x < 0) return mt - x * wt;
+  const auto last = static_cast<std::int64_t>(weight.size()) - 1;
+  if (x >= last) return x * wt - mt;
+  const auto j = static_cast<std::size_t>(x);
+  return (x * weight[j] - moment[j]) + ((mt - moment[j]) - x * (wt - weight[j]));
+}
+
+}  // namespace
+
 void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
                     const std::vector<PhyDim2>& dests, std::vector<std::int64_t>& per_dest,
                     HopScratch& scratch) {
   per_dest.assign(dests.size(), 0);
+  const PhyDim2 lo = layout.node_lo, span = layout.node_hi - layout.node_lo + PhyDim2{1, 1};
+  if (dests.size() < kByLinesMin || span.h <= 0 || span.w <= 0 || span.h > kMaxLines ||
+      span.w > kMaxLines) {
+    for_each_overlapping(layout, frng, scratch, [&](std::int64_t size, const PhyDim2& node) {
+      for (std::size_t i = 0; i < dests.size(); ++i) per_dest[i] += size * dests[i].hop_dist(node);
+    });
+    return;
+  }
+  // A hop distance is |dh| + |dw|: a destination's sum over the pieces is the sum of its row
+  // distances weighted by the overlap on each row of nodes, plus the same over the columns,
+  // found from prefix sums in constant time. Integer sums, so the same numbers.
+  auto& rows = scratch.line_weight[0];
+  auto& cols = scratch.line_weight[1];
+  rows.assign(static_cast<std::size_t>(span.h), 0);
+  cols.assign(static_cast<std::size_t>(span.w), 0);
   for_each_overlapping(layout, frng, scratch, [&](std::int64_t size, const PhyDim2& node) {
-    for (std::size_t i = 0; i < dests.size(); ++i) per_dest[i] += size * dests[i].hop_dist(node);
+    rows[static_cast<std::size_t>(node.h - lo.h)] += size;
+    cols[static_cast<std::size_t>(node.w - lo.w)] += size;
   });
+  prefix_sums(rows, scratch.line_moment[0]);
+  prefix_sums(cols, scratch.line_moment[1]);
+  for (std::size_t i = 0; i < dests.size(); ++i)
+    per_dest[i] = line_distance(rows, scratch.line_moment[0], dests[i].h - lo.h) +
+                  line_distance(cols, scratch.line_moment[1], dests[i].w - lo.w);
 }
 
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,

@@ -59,6 +59,8 @@ struct LayoutPieces {
     std::int64_t replicas = 1;  // INPP: nodes holding the same piece, innermost in gen_pidx
   };
   std::vector<Block> blocks;
+  /// The smallest box holding every piece's node (node_lo > node_hi when there is none).
+  PhyDim2 node_lo{0, 0}, node_hi{-1, -1};
 };
 LayoutPieces layout_pieces(const DataLayout& layout);
 
@@ -77,6 +79,9 @@ struct HopScratch {
   std::vector<unsigned char> seen;
   std::vector<std::uint64_t> edges;
   std::vector<std::uint32_t> roots;
+  // Per axis (rows, columns) of a layout's node box: the overlap stored on each line, then
+  // its prefix sums of weight and of weight times position.
+  std::array<std::vector<std::int64_t>, 2> line_weight, line_moment;
 };
 
 /// Per destination, Σ overlap * distance from each stored piece (nhops_to without forwarding,

@@ -295,9 +295,10 @@ TEST(DataLayout, GridSpanningTreesMatchKruskal) {
   EXPECT_EQ(tree_weight({{3, 3}}, scratch), 0);
 }
 
-// nhops_per_dest (only the pieces met, found per dimension) against the sum over every piece of
-// the layout, on layouts of one or two entries split by random partitions (INPP replicas
-// included), ranges inside, across and outside them, destinations anywhere.
+// nhops_per_dest (only the pieces met, found per dimension; from 8 destinations on, by rows
+// and columns of nodes) against the sum over every piece of the layout, on layouts of one or
+// two entries split by random partitions (INPP replicas included), ranges inside, across and
+// outside them, destinations anywhere (inside, around and beyond the layout's nodes).
 TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
   std::uint64_t state = 4242;
   auto next = [&](std::int64_t n) {
@@ -306,7 +307,7 @@ TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
   };
   auto dim = [&] { return PhyDim2{1 + next(3), 1 + next(3)}; };
   HopScratch scratch;
-  std::int64_t met = 0;
+  std::int64_t met = 0, many = 0;
   for (int trial = 0; trial < 300; ++trial) {
     DataLayout dl;
     std::int64_t ch = 0;
@@ -327,7 +328,9 @@ TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
         fr.end[d] = fr.beg[d] + next(8);
       }
       std::vector<PhyDim2> dests;
-      for (std::int64_t i = 0, n = 1 + next(4); i < n; ++i) dests.push_back({next(8), next(8)});
+      const std::int64_t ndests = q % 2 == 0 ? 1 + next(4) : 8 + next(12);
+      many += ndests >= 8;
+      for (std::int64_t i = 0; i < ndests; ++i) dests.push_back({next(10) - 2, next(10) - 2});
       std::vector<std::int64_t> want(dests.size(), 0);
       for (const auto& p : pieces.pieces) {
         const std::int64_t size = overlap_size(fr, p.frng);
@@ -340,6 +343,7 @@ TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
     }
   }
   EXPECT_GT(met, 1000);
+  EXPECT_EQ(many, 3000);  // half the queries take the rows-and-columns path
 }
 
 TEST(PartLayer, CeilSplitsAndOccupancy) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 
 #include "core/enum_array.hpp"
@@ -91,6 +92,13 @@ inline std::int64_t regf_occupancy(const NodeNest& n, const PerLoopDim<std::int6
   for (auto d : all_values<DataCategory>()) s += data_factor(n, t2, d) * n.usize_regf[d];
   return s;
 }
+/// ceil_div(words, group) for words >= 0, without a division when the buffer-sharing group is
+/// a power of two (nearly always: node counts), which the fills ask ~10^8 times per network.
+inline std::int64_t ceil_div_by_group(std::int64_t words, std::int64_t group) {
+  const auto g = static_cast<std::uint64_t>(group);
+  if (g != 0 && (g & (g - 1)) == 0) return (words + group - 1) >> std::countr_zero(g);  // 1 too
+  return ceil_div(words, group);
+}
 /// (`stored`: the categories GBUF keeps; the others take no GBUF space.)
 inline std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int64_t>& t12,
                                    const PerDataCategory<std::int64_t>& share,
@@ -99,7 +107,7 @@ inline std::int64_t gbuf_occupancy(const NodeNest& n, const PerLoopDim<std::int6
   for (auto d : all_values<DataCategory>()) {
     if (!stored[d]) continue;
     const std::int64_t words = data_factor(n, t12, d) * n.usize_gbuf[d];
-    s += share[d] == 1 ? words : ceil_div(words, share[d]);  // no division when unshared
+    s += ceil_div_by_group(words, share[d]);
   }
   return s;
 }
@@ -116,18 +124,24 @@ bool fits(const NodeNest& n, const Blocking& b, const Capacity& cap);
 inline FitsOrder fits_tiles_order(const Capacity& cap) {
   return cap.all_in_gbuf() ? FitsOrder::Monotone : FitsOrder::Any;
 }
+/// fits_tiles' GBUF half, for a REGF tile known to fit REGF (the GBUF fill, whose REGF tile is
+/// fixed, checks that once).
+inline bool gbuf_tiles_fit(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
+                           const PerLoopDim<std::int64_t>& t2, const Capacity& cap,
+                           FunctionRef<Blocking()> whole) {
+  PerLoopDim<std::int64_t> t12{};
+  for (auto l : all_values<LoopDim>()) t12[l] = t1[l] * t2[l];
+  return gbuf_occupancy(n, t12, cap.gbuf_share,
+                        cap.all_in_gbuf() ? cap.always_in_gbuf : gbuf_stored(n, whole(), cap)) <=
+         cap.gbuf_words;
+}
 /// fits() of the blocking with GBUF- and REGF-level factors t1 and t2 that `whole` builds,
 /// asking for it only when a category may bypass GBUF (its fetch counts decide): the
 /// greedy's fills test many tiles per network and rarely need it.
 inline bool fits_tiles(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
                        const PerLoopDim<std::int64_t>& t2, const Capacity& cap,
                        FunctionRef<Blocking()> whole) {
-  if (regf_occupancy(n, t2) > cap.regf_words) return false;
-  PerLoopDim<std::int64_t> t12{};
-  for (auto l : all_values<LoopDim>()) t12[l] = t1[l] * t2[l];
-  return gbuf_occupancy(n, t12, cap.gbuf_share,
-                        cap.all_in_gbuf() ? cap.always_in_gbuf : gbuf_stored(n, whole(), cap)) <=
-         cap.gbuf_words;
+  return regf_occupancy(n, t2) <= cap.regf_words && gbuf_tiles_fit(n, t1, t2, cap, whole);
 }
 
 }  // namespace kapla::search::kapla

@@ -192,14 +192,19 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
   const auto top = o.top_constraint();
   const auto g = gbuf_fill(n, top, t2v, reserve_top);
   if (!g) return std::nullopt;
+  // The REGF tile is t2v for every GBUF tile tried: its REGF fit is decided here, once.
+  if (regf_occupancy(n, t2v) > cap.regf_words) {
+    ++stats.capacity_fail;
+    return std::nullopt;
+  }
   // The cost model's own capacity check on the whole blocking: the GBUF tile's loops and
   // orders decide which categories it reuses, and those that may bypass and are not reused
   // take no GBUF space (nn_dataflow §7.4 step 6).
   const auto t1 = fill_tensor(
       g->start, g->remaining, ord_gbuf, n.data_loops, n.rw_data, totals,
       [&](const PerLoopDim<std::int64_t>& t) {
-        return fits_tiles(n, t, t2v, cap,
-                          [&] { return blocking_of(n, t, t2v, ord_gbuf, ord_regf); });
+        return gbuf_tiles_fit(n, t, t2v, cap,
+                              [&] { return blocking_of(n, t, t2v, ord_gbuf, ord_regf); });
       },
       fits_tiles_order(cap));
   if (!t1) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "search/kapla/canonical.hpp"
 
 namespace kapla::search::kapla {
 namespace {
@@ -23,6 +24,17 @@ TEST(Greedy, MinFactor) {
   EXPECT_EQ(min_factor(12), 2);
   EXPECT_EQ(min_factor(49), 7);
   EXPECT_EQ(min_factor(13), 13);
+}
+
+// The GBUF occupancy's shared share without a division for power-of-two groups: the same as
+// ceil_div for every group size, including 1 and non-powers, and words near the int64 top.
+TEST(Greedy, CeilDivByGroupIsCeilDiv) {
+  for (std::int64_t g = 1; g <= 70; ++g)
+    for (std::int64_t w = 0; w <= 1000; ++w)
+      ASSERT_EQ(ceil_div_by_group(w, g), ceil_div(w, g)) << w << " / " << g;
+  const std::int64_t big = (std::int64_t{1} << 62) - 1;
+  EXPECT_EQ(ceil_div_by_group(big, std::int64_t{1} << 40), ceil_div(big, std::int64_t{1} << 40));
+  EXPECT_EQ(ceil_div_by_group(big, 3), ceil_div(big, 3));
 }
 
 TEST(Greedy, FillTensorStaysInsideCapacityAndDivides) {

@@ -326,15 +326,11 @@ void for_each_overlapping(const LayoutPieces& layout, const FmapRange& frng, Hop
   }
 }
 
-}  // namespace
-
-namespace {
-
-// From here on, a destination group this large is priced by lines (nhops_per_dest): below it,
-// piece by piece is fewer operations (K's GoogLeNet inference: 1.86 M queries, 60.8 M piece x
-// destination terms, 49.7 M of them in groups of 4 or more).
+// nhops_per_dest prices groups of this many destinations or more by lines; smaller ones piece
+// by piece, which is fewer operations there (K's GoogLeNet inference: 1.86 M queries, 60.8 M
+// piece x destination terms, 49.7 M of them in groups of 4 or more).
 constexpr std::size_t kByLinesMin = 8;
-// Nor for a layout whose nodes spread over more lines than this (a line array per query).
+// ... and only layouts whose nodes spread over at most this many lines (an array per line).
 constexpr std::int64_t kMaxLines = 1024;
 
 // Prefix sums over one axis: weight[j] becomes Σ_{k<=j} weight[k], moment[j] Σ_{k<=j}

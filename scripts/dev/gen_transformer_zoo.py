@@ -63,9 +63,18 @@ def attention(net, p, x, s, d, h, sofm, ctx=None, kv_heads=None):
     dh = d // h
     kvh = kv_heads or h
     g = h // kvh
+    # Without a cache, V's projection is listed first: the scheduling order (a depth-first
+    # order of the DAG, schedule/sched_dag.cpp) keeps sibling layers in the file's order, so V
+    # then comes before the scores, and the softmax sits right before attention.V, whose A it
+    # may stay on chip as in one segment (docs/transformers.md §5.4); listed after Q and K, V
+    # would split them. With a cache, K's and V's projections feed no layer and go to the end
+    # of the order anyway.
+    if ctx is None:
+        v = proj(net, p + "v", x, d, kvh * dh, sofm)
     q = proj(net, p + "q", x, d, d, sofm)
     k = proj(net, p + "k", x, d, kvh * dh, sofm)
-    v = proj(net, p + "v", x, d, kvh * dh, sofm)
+    if ctx is not None:
+        v = proj(net, p + "v", x, d, kvh * dh, sofm)
     n = s
     if ctx is not None:
         k = net.external(p + "k_cache", kvh * dh, [1, ctx])

@@ -15,6 +15,7 @@
 #include "core/checked_math.hpp"
 #include "core/errors.hpp"
 #include "core/phy_dim2.hpp"
+#include "io/matmul_operand_order.hpp"
 
 namespace kapla::io {
 namespace {
@@ -112,6 +113,7 @@ class Lowering {
                     (g_.producer.empty() ? std::string() : " (" + g_.producer + ")");
     doc["input"] = input_;
     doc["externals"] = externals_;
+    list_matmul_b_producers_early(layers_);
     doc["layers"] = layers_;
     return {std::move(doc), summary_};
   }

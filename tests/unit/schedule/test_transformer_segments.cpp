@@ -4,6 +4,7 @@
 // are never in one segment.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "io/network_json.hpp"
 #include "schedule/pipeline_segment.hpp"
 #include "schedule/resource_builder.hpp"
+#include "schedule/sched_dag.hpp"
 
 namespace kapla::schedule {
 namespace {
@@ -76,6 +78,35 @@ TEST(TransformerSegments, TheTwoDimensionalTokenLayoutIsAReshape) {
                                 "/networks/transformer_tiny_2d.json");
   // qk writes 1 x 8 positions, softmax reads 2 x 4: through DRAM.
   EXPECT_FALSE(f.segment({{"qk", "softmax"}}).has_value());
+}
+
+// The zoo lists V's projection before Q's and K's where V is computed for the scores
+// (scripts/dev/gen_transformer_zoo.py): nn_dataflow's depth-first scheduling order keeps
+// siblings in file order, so each softmax then comes right before its attention x V, and a
+// segment may hold the scores, the softmax and attention x V. Listed Q, K, V, V's projection
+// sat between them (only the decode networks, whose V goes to the cache, did not care).
+TEST(TransformerSegments, TheZooOrdersEverySoftmaxRightBeforeItsAttentionTimesV) {
+  const io::Catalog catalog(KAPLA_SOURCE_DATA_DIR);
+  for (const char* name :
+       {"bert_base_s128", "bert_base_s512", "bert_base_s512_2d", "gpt2_small_prefill1024",
+        "gpt2_small_prefill1024_2d", "gpt2_small_decode1024", "vit_b16",
+        "llama2_7b_block_prefill2048", "llama2_7b_block_prefill2048_2d",
+        "llama2_7b_block_decode2048", "llama2_70b_block_decode4096"}) {
+    const auto net = catalog.load_network(name);
+    const auto order = build_sched_dag(net).ordered_layers();
+    int pairs = 0;
+    for (std::size_t i = 0; i < net.size(); ++i) {
+      if (net.layer(i).type != model::LayerType::Softmax) continue;
+      const std::string& sm = net.layer_name(i);
+      const std::string prefix = sm.substr(0, sm.size() - 7);  // without "softmax"
+      const auto av = net.find(prefix + "av");
+      ASSERT_TRUE(av.has_value()) << name << " " << sm;
+      const auto at = [&](std::size_t l) { return std::find(order.begin(), order.end(), l); };
+      EXPECT_EQ(at(i) + 1, at(*av)) << name << " " << sm;
+      ++pairs;
+    }
+    EXPECT_GT(pairs, 0) << name;
+  }
 }
 
 }  // namespace

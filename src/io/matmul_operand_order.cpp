@@ -2,58 +2,64 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "io/network_json.hpp"
+#include "model/network.hpp"
 
 namespace kapla::io {
 namespace {
 
 using nlohmann::json;
 
-std::int64_t heads_of(const json& layer) { return layer.value("heads", std::int64_t{1}); }
-
-// A layer's position by name (-1: an external input).
-std::ptrdiff_t position(const json& layers, const std::string& name) {
+// A layer's position in the document by name (-1: not a layer).
+std::ptrdiff_t position(const json& layers, const json& name) {
   for (std::size_t i = 0; i < layers.size(); ++i) {
     if (layers[i]["name"] == name) return static_cast<std::ptrdiff_t>(i);
   }
   return -1;
 }
 
-// How many prevs entries name the layer.
-int readers(const json& layers, const std::string& name) {
-  int n = 0;
-  for (const json& l : layers) {
-    if (!l["prevs"].is_array()) continue;
-    for (const json& p : l["prevs"]) n += p.is_string() && p == name ? 1 : 0;
+// The B producers to list early, by name, in the order of their MatMuls. Decided on the parsed
+// network: the moves change no edge, so they change no answer either.
+std::vector<std::string> b_producers_to_move(const model::Network& net) {
+  using Kind = model::LayerSource::Kind;
+  std::vector<std::string> names;
+  for (std::size_t m = 0; m < net.size(); ++m) {
+    const auto& prevs = net.prevs(m);
+    if (!net.layer(m).is_matmul() || prevs.size() != 2) continue;
+    if (prevs[0].kind != Kind::Layer || prevs[1].kind != Kind::Layer) continue;
+    if (!net.forwards_on_chip(prevs[0].index, m)) continue;
+    if (net.nexts(prevs[1].index) != std::vector<std::size_t>{m}) continue;
+    names.push_back(net.layer_name(prevs[1].index));
   }
-  return n;
+  return names;
 }
 
 }  // namespace
 
-void list_matmul_b_producers_early(json& layers) {
+void list_matmul_b_producers_early(json& doc) {
+  std::optional<model::Network> net;
+  try {
+    net = parse_network(doc, "imported network");
+  } catch (const InputError&) {
+    return;
+  }
+  json& layers = doc["layers"];
   // A network has tens of MatMuls at most: linear scans keep this obvious.
-  for (std::size_t m = 0; m < layers.size(); ++m) {
-    const json& mm = layers[m];
-    if (mm["type"] != "MatMul" || !mm["prevs"].is_array() || mm["prevs"].size() != 2) continue;
-    const json& a = mm["prevs"][0];
-    const json& b = mm["prevs"][1];
-    if (!a.is_string() || !b.is_string()) continue;
-    const std::ptrdiff_t ia = position(layers, a.get<std::string>());
-    const std::ptrdiff_t ib = position(layers, b.get<std::string>());
-    if (ia < 0 || ib < 0 || heads_of(layers[ia]) != heads_of(mm) || heads_of(mm) == 1) continue;
-    if (readers(layers, b.get<std::string>()) != 1) continue;
-    std::ptrdiff_t earliest = 0;
-    if (layers[ib]["prevs"].is_array()) {
-      for (const json& p : layers[ib]["prevs"]) {
-        if (p.is_string()) earliest = std::max(earliest, position(layers, p) + 1);
-      }
+  for (const std::string& name : b_producers_to_move(*net)) {
+    const std::ptrdiff_t from = position(layers, name);
+    std::ptrdiff_t to = 0;
+    if (layers[from]["prevs"].is_array()) {
+      for (const json& p : layers[from]["prevs"]) to = std::max(to, position(layers, p) + 1);
     }
-    if (earliest >= ib) continue;
-    json moved = std::move(layers[ib]);
-    layers.erase(layers.begin() + ib);
-    layers.insert(layers.begin() + earliest, std::move(moved));
+    if (to >= from) continue;
+    json moved = std::move(layers[from]);
+    layers.erase(layers.begin() + from);
+    layers.insert(layers.begin() + to, std::move(moved));
   }
 }
 

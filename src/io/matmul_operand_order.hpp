@@ -10,12 +10,12 @@
 
 namespace kapla::io {
 
-/// Moves, in a network document's `layers` array, the producer of each MatMul's B operand to
-/// just after its own last producer (to the front when it reads only network inputs) when
-/// (1) the MatMul's A comes from a layer with the same `heads` (a score or probability matrix
-/// that may stay on chip; a projection read as heads is a reshape and goes through DRAM
-/// anyway) and (2) no other layer reads that producer. Any other layer keeps its place; the
-/// order stays topological and the network the same DAG.
-void list_matmul_b_producers_early(nlohmann::json& layers);
+/// Moves, in a network document, the producer of each MatMul's B operand to just after its
+/// own last input layer (to the front when it reads only network inputs) when the MatMul's A
+/// may stay on chip (model::Network::forwards_on_chip; with several heads a projection read
+/// as heads is a reshape and goes through DRAM anyway) and nothing else reads that producer.
+/// Every other layer keeps its place; the order stays topological and the network the same
+/// DAG. A document that does not parse is left as it is (loading it reports why).
+void list_matmul_b_producers_early(nlohmann::json& doc);
 
 }  // namespace kapla::io

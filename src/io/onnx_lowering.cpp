@@ -113,8 +113,8 @@ class Lowering {
                     (g_.producer.empty() ? std::string() : " (" + g_.producer + ")");
     doc["input"] = input_;
     doc["externals"] = externals_;
-    list_matmul_b_producers_early(layers_);
     doc["layers"] = layers_;
+    list_matmul_b_producers_early(doc);
     return {std::move(doc), summary_};
   }
 

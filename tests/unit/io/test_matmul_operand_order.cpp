@@ -14,70 +14,85 @@ namespace {
 
 using nlohmann::json;
 
-json conv(const std::string& name, json prevs) {
-  return {{"name", name}, {"type", "Conv"}, {"prevs", std::move(prevs)}};
+// Tokens 1 x 4, width 8 (or 4 with one head), `heads` heads of 8 / heads.
+json proj(const std::string& name, json prevs, int width = 8) {
+  return {{"name", name},
+          {"type", "Conv"},
+          {"nifm", width},
+          {"nofm", width},
+          {"sofm", {1, 4}},
+          {"sfil", 1},
+          {"prevs", std::move(prevs)}};
 }
-json headed(const std::string& name, const std::string& type, json prevs, int heads = 4) {
-  return {{"name", name}, {"type", type}, {"heads", heads}, {"prevs", std::move(prevs)}};
+json matmul(const std::string& name, json prevs, int k, int n, int heads) {
+  return {{"name", name},   {"type", "MatMul"},         {"m", 4}, {"k", k}, {"n", n},
+          {"heads", heads}, {"prevs", std::move(prevs)}};
 }
-
-std::vector<std::string> names(const json& layers) {
-  std::vector<std::string> out;
-  for (const json& l : layers) out.push_back(l["name"]);
-  return out;
+json softmax(const std::string& name, json prevs, int heads) {
+  return {{"name", name},   {"type", "Softmax"}, {"nofm", 4},
+          {"sofm", {1, 4}}, {"heads", heads},    {"prevs", std::move(prevs)}};
 }
 
 // One attention block as the ONNX node order gives it: Q, K, V, scores, softmax, A x V.
-json attention() {
-  return json::array({conv("x", nullptr), conv("q", {"x"}), conv("k", {"x"}), conv("v", {"x"}),
-                      headed("qk", "MatMul", {"q", "k"}), headed("sm", "Softmax", {"qk"}),
-                      headed("av", "MatMul", {"sm", "v"}), conv("proj", {"av"})});
+json attention(int heads) {
+  const int w = heads == 1 ? 4 : 8;
+  const int dh = w / heads;
+  json doc = {{"name", "a"}, {"source", "test"}, {"input", {{"nofm", w}, {"sofm", {1, 4}}}}};
+  doc["layers"] = json::array({proj("q", nullptr, w), proj("k", nullptr, w), proj("v", nullptr, w),
+                               matmul("qk", {"q", "k"}, dh, 4, heads), softmax("sm", {"qk"}, heads),
+                               matmul("av", {"sm", "v"}, 4, dh, heads), proj("o", {"av"}, w)});
+  return doc;
 }
 
-TEST(MatmulOperandOrder, VMovesBeforeTheScoresAndKStays) {
-  json layers = attention();
-  list_matmul_b_producers_early(layers);
-  // v right after its producer x; k stays: the scores' A (q) is a reshape, read from DRAM.
-  EXPECT_EQ(names(layers),
-            (std::vector<std::string>{"x", "v", "q", "k", "qk", "sm", "av", "proj"}));
-  EXPECT_EQ(layers[1], conv("v", {"x"}));  // moved whole
+std::vector<std::string> names(const json& doc) {
+  std::vector<std::string> out;
+  for (const json& l : doc["layers"]) out.push_back(l["name"]);
+  return out;
 }
 
-TEST(MatmulOperandOrder, ALayerWithOtherReadersOrAnAOfOtherHeadsStays) {
-  json shared = attention();
-  shared.push_back(headed("other", "Eltwise", {"v", "proj"}, 1));  // v has a second reader
-  json before = shared;
-  list_matmul_b_producers_early(shared);
-  EXPECT_EQ(shared, before);
-
-  json other_heads = attention();
-  other_heads[5]["heads"] = 2;  // the softmax's heads differ from A x V's: a reshape
-  before = other_heads;
-  list_matmul_b_producers_early(other_heads);
-  EXPECT_EQ(other_heads, before);
-
-  json single = attention();  // heads 1 everywhere: nothing to keep on chip as heads
-  for (json& l : single) l.erase("heads");
-  before = single;
-  list_matmul_b_producers_early(single);
-  EXPECT_EQ(single, before);
+TEST(MatmulOperandOrder, VMovesBeforeTheScoresAndKStaysWithSeveralHeads) {
+  json doc = attention(2);
+  const json v = doc["layers"][2];
+  list_matmul_b_producers_early(doc);
+  // The scores' A (q, 8 channels read as 2 heads of 4) is a reshape, read from DRAM: k stays.
+  EXPECT_EQ(names(doc), (std::vector<std::string>{"v", "q", "k", "qk", "sm", "av", "o"}));
+  EXPECT_EQ(doc["layers"][0], v);  // moved whole
 }
 
-TEST(MatmulOperandOrder, AProducerGoesRightAfterItsLastInputAndExternalsCountAsInputs) {
-  // v reads x and y (y after q): it can go no earlier than right after y.
-  json layers =
-      json::array({conv("x", nullptr), conv("q", {"x"}), conv("y", {"x"}), conv("k", {"x"}),
-                   conv("v", {"x", "y"}), headed("qk", "MatMul", {"q", "k"}),
-                   headed("sm", "Softmax", {"qk"}), headed("av", "MatMul", {"sm", "v"})});
-  list_matmul_b_producers_early(layers);
-  EXPECT_EQ(names(layers), (std::vector<std::string>{"x", "q", "y", "v", "k", "qk", "sm", "av"}));
-  // A B that is an external input (a KV cache) or the network input is not a layer to move.
-  json cache =
-      json::array({conv("q", nullptr), conv("kk", nullptr), headed("qk", "MatMul", {"q", "kk"}),
-                   headed("sm", "Softmax", {"qk"}), headed("av", "MatMul", {"sm", "v_cache"})});
-  const json before = cache;
-  list_matmul_b_producers_early(cache);
-  EXPECT_EQ(cache, before);
+TEST(MatmulOperandOrder, WithOneHeadQMayStayOnChipSoKMovesToo) {
+  json doc = attention(1);
+  list_matmul_b_producers_early(doc);
+  EXPECT_EQ(names(doc), (std::vector<std::string>{"v", "k", "q", "qk", "sm", "av", "o"}));
+}
+
+TEST(MatmulOperandOrder, AProducerWithAnotherReaderStays) {
+  json doc = attention(2);
+  doc["layers"].push_back({{"name", "sum"},
+                           {"type", "Eltwise"},
+                           {"nofm", 8},
+                           {"sofm", {1, 4}},
+                           {"nreg", 2},
+                           {"prevs", {"v", "o"}}});
+  const json before = doc;
+  list_matmul_b_producers_early(doc);
+  EXPECT_EQ(doc, before);
+}
+
+TEST(MatmulOperandOrder, AProducerGoesRightAfterItsLastInputLayer) {
+  json doc = attention(2);
+  // v now reads y, which the file lists after q: v can come no earlier than right after y.
+  doc["layers"][2]["prevs"] = {"y"};
+  doc["layers"].insert(doc["layers"].begin() + 1, proj("y", nullptr));
+  list_matmul_b_producers_early(doc);
+  EXPECT_EQ(names(doc), (std::vector<std::string>{"q", "y", "v", "k", "qk", "sm", "av", "o"}));
+}
+
+TEST(MatmulOperandOrder, ADocumentThatDoesNotParseIsLeftAsItIs) {
+  json doc = attention(2);
+  doc["layers"][5]["prevs"] = {"sm", "nowhere"};
+  const json before = doc;
+  list_matmul_b_producers_early(doc);  // no throw: loading the document reports the error
+  EXPECT_EQ(doc, before);
 }
 
 }  // namespace

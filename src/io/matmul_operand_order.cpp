@@ -23,8 +23,9 @@ std::ptrdiff_t position(const json& layers, const json& name) {
   return -1;
 }
 
-// The B producers to list early, by name, in the order of their MatMuls. Decided on the parsed
-// network: the moves change no edge, so they change no answer either.
+// The B producers to list early, by name, in the order of their MatMuls. Decided once on the
+// parsed network: a move changes no edge, so what forwards_on_chip and nexts say still holds
+// after it.
 std::vector<std::string> b_producers_to_move(const model::Network& net) {
   using Kind = model::LayerSource::Kind;
   std::vector<std::string> names;

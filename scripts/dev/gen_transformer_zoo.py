@@ -63,12 +63,11 @@ def attention(net, p, x, s, d, h, sofm, ctx=None, kv_heads=None):
     dh = d // h
     kvh = kv_heads or h
     g = h // kvh
-    # Without a cache, V's projection is listed first: the scheduling order (a depth-first
-    # order of the DAG, schedule/sched_dag.cpp) keeps sibling layers in the file's order, so V
-    # then comes before the scores, and the softmax sits right before attention.V, whose A it
-    # may stay on chip as in one segment (docs/transformers.md §5.4); listed after Q and K, V
-    # would split them. With a cache, K's and V's projections feed no layer and go to the end
-    # of the order anyway.
+    # Without a cache, V's projection is listed first, the order the scheduler takes anyway
+    # (schedule/sched_dag.cpp lists the producer of a MatMul's B early where its A may stay on
+    # chip, so that the softmax sits right before attention.V, docs/transformers.md §5.4): the
+    # file then reads in scheduling order. With a cache, K's and V's projections feed no layer
+    # and go to the end of the order anyway.
     if ctx is None:
         v = proj(net, p + "v", x, d, kvh * dh, sofm)
     q = proj(net, p + "q", x, d, d, sofm)

@@ -15,7 +15,6 @@
 #include "core/checked_math.hpp"
 #include "core/errors.hpp"
 #include "core/phy_dim2.hpp"
-#include "io/matmul_operand_order.hpp"
 
 namespace kapla::io {
 namespace {
@@ -114,7 +113,6 @@ class Lowering {
     doc["input"] = input_;
     doc["externals"] = externals_;
     doc["layers"] = layers_;
-    list_matmul_b_producers_early(doc);
     return {std::move(doc), summary_};
   }
 

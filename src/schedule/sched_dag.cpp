@@ -26,12 +26,50 @@ bool is_layer_prev(const std::vector<LayerSource>& prevs, std::size_t layer) {
   });
 }
 
-// Vertices in network order (before the topological sort): a local-region layer joins the
+// Whether layer `b` is the B operand of a MatMul whose A may stay on chip
+// (Network::forwards_on_chip) and nothing else reads `b`.
+bool feeds_on_chip_matmul_as_b(const model::Network& net, std::size_t b) {
+  const auto& nexts = net.nexts(b);
+  if (nexts.size() != 1) return false;
+  const std::size_t m = nexts.front();
+  const auto& prevs = net.prevs(m);
+  if (!net.layer(m).is_matmul() || prevs.size() != 2) return false;
+  const auto is_layer = [](const LayerSource& s) { return s.kind == LayerSource::Kind::Layer; };
+  return is_layer(prevs[0]) && is_layer(prevs[1]) && prevs[1].index == b &&
+         net.forwards_on_chip(prevs[0].index, m);
+}
+
+// The order the DAG is built in: the file's, except that the producer of a MatMul's B
+// operand is listed right after its own last input layer (first if it reads only network
+// inputs) where feeds_on_chip_matmul_as_b holds. The depth-first order keeps sibling layers in
+// this order and a segment is a run of the depth-first order: written Q, K, V, scores,
+// softmax, attention x V (torch's order, and the natural one), V's projection would sit
+// between the softmax and attention x V and keep the probabilities, which may stay on chip as
+// attention x V's A, out of its segment (docs/transformers.md §5.4). With several heads K
+// stays: Q is read as heads, a reshape through DRAM. Networks without MatMuls (nn_dataflow's)
+// keep the file order; the DAG's edges never change.
+std::vector<std::size_t> listing_order(const model::Network& net) {
+  std::vector<std::size_t> order(net.size());
+  for (std::size_t l = 0; l < order.size(); ++l) order[l] = l;
+  const auto at = [&](std::size_t l) { return std::find(order.begin(), order.end(), l); };
+  for (std::size_t b = 0; b < net.size(); ++b) {
+    if (!feeds_on_chip_matmul_as_b(net, b)) continue;
+    auto to = order.begin();
+    for (const auto& p : net.prevs(b))
+      if (p.kind == LayerSource::Kind::Layer) to = std::max(to, at(p.index) + 1);
+    const auto from = at(b);
+    if (to < from) std::rotate(to, from, from + 1);
+  }
+  return order;
+}
+
+// Vertices in listing order (before the topological sort): a local-region layer joins the
 // newest vertex whose last layer is one of its prevs, whose other layers are not, and whose
 // last layer feeds only this layer (its data is overwritten in place).
-std::vector<std::vector<std::size_t>> merge_vertices(const model::Network& net) {
+std::vector<std::vector<std::size_t>> merge_vertices(const model::Network& net,
+                                                     const std::vector<std::size_t>& listing) {
   std::vector<std::vector<std::size_t>> verts;
-  for (std::size_t l = 0; l < net.size(); ++l) {
+  for (std::size_t l : listing) {
     if (starts_vertex(net.layer(l))) {
       verts.push_back({l});
       continue;
@@ -55,10 +93,17 @@ std::vector<std::vector<std::size_t>> merge_vertices(const model::Network& net) 
 }
 
 // Depth-first topological order: reversed post-order of a DFS that visits next vertices in
-// reversed order of first appearance, started from the first layers in reversed order.
+// reversed order of first appearance, started from the first layers in reversed order; layers
+// appear in listing order (`rank`: each layer's place in it).
 std::vector<std::size_t> topological_order(const model::Network& net,
                                            const std::vector<std::vector<std::size_t>>& verts,
-                                           const std::vector<std::size_t>& raw_vertex_of) {
+                                           const std::vector<std::size_t>& raw_vertex_of,
+                                           const std::vector<std::size_t>& rank) {
+  const auto by_rank = [&](std::vector<std::size_t> layers) {
+    std::sort(layers.begin(), layers.end(),
+              [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
+    return layers;
+  };
   enum class State : std::uint8_t { Unseen, Seen, Visited };
   std::vector<State> state(verts.size(), State::Unseen);
   std::vector<std::size_t> visited;
@@ -68,7 +113,7 @@ std::vector<std::size_t> topological_order(const model::Network& net,
     state[v] = State::Seen;
     std::vector<std::size_t> next_layers;
     for (std::size_t l : verts[v]) {
-      for (std::size_t n : net.nexts(l)) {
+      for (std::size_t n : by_rank(net.nexts(l))) {
         if (raw_vertex_of[n] == v) continue;
         if (std::find(next_layers.begin(), next_layers.end(), n) == next_layers.end()) {
           next_layers.push_back(n);
@@ -84,7 +129,7 @@ std::vector<std::size_t> topological_order(const model::Network& net,
     visited.push_back(v);
     state[v] = State::Visited;
   };
-  const auto firsts = net.firsts();
+  const auto firsts = by_rank(net.firsts());
   std::vector<std::size_t> starts;
   for (auto it = firsts.rbegin(); it != firsts.rend(); ++it) {
     const std::size_t v = raw_vertex_of[*it];
@@ -104,12 +149,15 @@ void insert_sorted(std::vector<int>& set, int v) {
 }  // namespace
 
 SchedDag build_sched_dag(const model::Network& net) {
-  const auto raw = merge_vertices(net);
+  const auto listing = listing_order(net);
+  std::vector<std::size_t> rank(net.size());
+  for (std::size_t i = 0; i < listing.size(); ++i) rank[listing[i]] = i;
+  const auto raw = merge_vertices(net, listing);
   std::vector<std::size_t> raw_vertex_of(net.size());
   for (std::size_t v = 0; v < raw.size(); ++v) {
     for (std::size_t l : raw[v]) raw_vertex_of[l] = v;
   }
-  const auto order = topological_order(net, raw, raw_vertex_of);
+  const auto order = topological_order(net, raw, raw_vertex_of, rank);
 
   SchedDag dag;
   dag.vertex_of.assign(net.size(), 0);

@@ -1,7 +1,10 @@
 // The scheduling DAG of a network (nn_dataflow InterLayerPipeline._calc_sched_dag): filter layers
 // start vertices, local-region layers merge into the vertex of their producer, and vertices are
 // put in a depth-first topological order, which is the layer scheduling order of the network
-// search. Spec: nn_dataflow-spec.md §9.4, §12.8; kapla-spec.md §4.1.
+// search. kapla's one addition: where a MatMul's A may stay on chip, its B's producer counts as
+// listed right after its own inputs, so the B does not split A's segment (sched_dag.cpp,
+// docs/transformers.md §5.4; networks without MatMuls are unaffected). Spec:
+// nn_dataflow-spec.md §9.4, §12.8; kapla-spec.md §4.1.
 #pragma once
 
 #include <cstddef>

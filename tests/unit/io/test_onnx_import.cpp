@@ -191,14 +191,13 @@ TEST(OnnxLowering, AttentionBlockBecomesProjectionsMatMulsSoftmaxAndLayerNorm) {
       .node("MatMul", "out_proj", {"a2", "w_o"}, "o", {1, 4, 8})
       .node("Add", "res", {"x", "o"}, "r", {1, 4, 8})
       .node("LayerNormalization", "ln", {"r", "w_o", "w_o"}, "y", {1, 4, 8});
-  // V's slice comes first: the probabilities may stay on chip as pv's A, so its B's producer
-  // is listed early (io/matmul_operand_order.hpp); the others keep the graph's order.
+  // The graph's order (the scheduling order lists V's slice first: schedule/sched_dag.cpp).
   const json expected = json::parse(R"([
-    {"name": "in_proj[16:24]", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
-     "prevs": [null]},
     {"name": "in_proj[0:8]", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
      "prevs": [null]},
     {"name": "in_proj[8:16]", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
+     "prevs": [null]},
+    {"name": "in_proj[16:24]", "type": "Conv", "nifm": 8, "nofm": 8, "sofm": [1, 4], "sfil": 1,
      "prevs": [null]},
     {"name": "qk", "type": "MatMul", "m": 4, "k": 4, "n": 4, "heads": 2,
      "prevs": ["in_proj[0:8]", "in_proj[8:16]"]},
@@ -426,10 +425,9 @@ TEST(OnnxImport, TorchTransformerEncoderLayerIsABertBaseBlock) {
   const model::Network net = parse_network(imported.network, "encoder");
   EXPECT_EQ(weight_macs(net), encoder_block_macs(128, 768, 3072));
   EXPECT_EQ(weight_macs(net), 931135488);
-  // V's slice is listed first, so the scheduling order puts the softmax right before A x V
-  // (io/matmul_operand_order.hpp); the others keep the graph's order.
-  EXPECT_EQ(imported.network["layers"][0]["name"], "self_attn/MatMul[1536:2304]");
-  EXPECT_EQ(imported.network["layers"][1]["name"], "self_attn/MatMul[0:768]");
+  // The graph's order: Q, K, V slices, then the scores.
+  EXPECT_EQ(imported.network["layers"][0]["name"], "self_attn/MatMul[0:768]");
+  EXPECT_EQ(imported.network["layers"][2]["name"], "self_attn/MatMul[1536:2304]");
   EXPECT_EQ(imported.network["layers"][5]["name"], "self_attn/MatMul_2");
   const json& qk = imported.network["layers"][3];
   EXPECT_EQ(qk, json::parse(R"({"name": "self_attn/MatMul_1", "type": "MatMul", "m": 128,

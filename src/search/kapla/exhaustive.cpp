@@ -56,6 +56,10 @@ std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionSchem
   const auto& nests = *nests_ref;
   const auto orders = loop_orders();
   const auto top = o.top_constraint();
+  // The cost model rejects a top level whose order breaks the constraint (BAT outermost, ...):
+  // such schemes are not visited. On BERT-base's attention they were most of the fallbacks'.
+  const cost::TopBlockingConstraint valid_top{top[LoopDim::Bat], top[LoopDim::Ifm],
+                                              top[LoopDim::Ofm]};
   // The nests of a partition mostly share their loop counts: factorize each count once.
   std::vector<std::pair<std::int64_t, Triples>> seen[3];
   auto factors_of = [&](LoopDim l, std::int64_t cnt) -> const Triples& {
@@ -85,6 +89,7 @@ std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionSchem
           }
           for (const auto& o0 : orders) {
             if (!is_canonical_order(s.blocking.bl_ts[0], o0)) continue;
+            if (!valid_top.is_valid_top_bl(s.blocking.bl_ts[0], o0)) continue;
             for (const auto& o1 : orders) {
               if (!is_canonical_order(s.blocking.bl_ts[1], o1)) continue;
               s.blocking.bl_ords = {o0, o1};

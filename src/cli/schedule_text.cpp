@@ -183,22 +183,40 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
 }
 
 ScheduleProgress::ScheduleProgress(Mode mode, std::ostream& err, const model::Network& net,
-                                   double log_interval)
-    : mode_(mode), err_(err), net_(net), log_interval_(log_interval) {
+                                   double log_interval, double heartbeat)
+    : mode_(mode), err_(err), net_(net), log_interval_(log_interval), heartbeat_(heartbeat) {
   last_draw_ = t0_;
+  if (mode_ != Mode::Quiet) beat_ = std::thread([this] { beat(); });
+}
+
+ScheduleProgress::~ScheduleProgress() { stop(); }
+
+std::string ScheduleProgress::counts() const {
+  // Unknown until the first segment is searched (the search reports after each).
+  if (last_.segments_total == 0) return "no segment searched yet";
+  std::ostringstream s;
+  s << last_.layers_done << '/' << last_.layers_total << " layers, " << last_.segments_done << '/'
+    << last_.segments_total << " segments";
+  return s.str();
+}
+
+void ScheduleProgress::draw_live(Clock::time_point now) {
+  last_draw_ = now;
+  drawn_ = true;
+  err_ << "\r\033[Kschedule: " << counts() << ", "
+       << sweep::duration_text(std::chrono::duration<double>(now - t0_).count()) << std::flush;
 }
 
 void ScheduleProgress::operator()(const schedule::SearchProgress& p) {
   if (mode_ == Mode::Quiet) return;
-  const auto now = std::chrono::steady_clock::now();
+  const std::lock_guard<std::mutex> lock(mu_);
+  last_ = p;
+  last_.segment = nullptr;  // not kept: only this call may read it
+  const auto now = Clock::now();
   const double elapsed = std::chrono::duration<double>(now - t0_).count();
   if (mode_ == Mode::Live) {
     if (drawn_ && now - last_draw_ < std::chrono::milliseconds(200)) return;
-    last_draw_ = now;
-    drawn_ = true;
-    err_ << "\r\033[Kschedule: " << p.layers_done << '/' << p.layers_total << " layers, "
-         << p.segments_done << '/' << p.segments_total << " segments, "
-         << sweep::duration_text(elapsed) << std::flush;
+    draw_live(now);
     return;
   }
   if (std::chrono::duration<double>(now - last_draw_).count() < log_interval_) return;
@@ -219,7 +237,38 @@ void ScheduleProgress::operator()(const schedule::SearchProgress& p) {
        << std::flush;
 }
 
+void ScheduleProgress::beat() {
+  const auto period = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(mode_ == Mode::Live ? 1.0 : heartbeat_));
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    // Until a period after the last line; a report in between moves that on.
+    if (wake_.wait_until(lock, last_draw_ + period, [&] { return stopping_; })) return;
+    const auto now = Clock::now();
+    if (now - last_draw_ < period) continue;
+    if (mode_ == Mode::Live) {
+      draw_live(now);
+      continue;
+    }
+    last_draw_ = now;
+    err_ << sweep::log_prefix(std::chrono::system_clock::now()) << "schedule: searching, "
+         << counts() << ", "
+         << sweep::duration_text(std::chrono::duration<double>(now - t0_).count()) << " elapsed\n"
+         << std::flush;
+  }
+}
+
+void ScheduleProgress::stop() {
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (beat_.joinable()) beat_.join();
+}
+
 void ScheduleProgress::finish() {
+  stop();
   if (mode_ == Mode::Live && drawn_) err_ << "\r\033[K" << std::flush;
 }
 

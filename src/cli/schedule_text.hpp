@@ -4,10 +4,13 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "cli/progress_flags.hpp"
 #include "model/hardware.hpp"
@@ -37,24 +40,42 @@ void print_schedule(std::ostream& out, const ScheduleView& v, const schedule::Ne
 
 /// The search's progress on stderr: on a terminal a live line (layers done/total), otherwise a
 /// timestamped line per segment searched, at most one per `log_interval` seconds (the first
-/// after that long: a short search writes none; 0 = every segment); nothing when quiet.
+/// after that long: a short search writes none; 0 = every segment); nothing when quiet. While
+/// no segment finishes (one layer search may take minutes), a thread keeps it alive: the live
+/// line's clock ticks every second, and a log gets a "searching" line every `heartbeat`
+/// seconds without another, as a sweep's log does (docs/sweep.md, Progress).
 class ScheduleProgress {
  public:
   using Mode = ProgressMode;
   ScheduleProgress(Mode mode, std::ostream& err, const model::Network& net,
-                   double log_interval = 10);
+                   double log_interval = 10, double heartbeat = 60);
+  ScheduleProgress(const ScheduleProgress&) = delete;
+  ScheduleProgress& operator=(const ScheduleProgress&) = delete;
+  ~ScheduleProgress();
   void operator()(const schedule::SearchProgress& p);
-  /// Clears the live line.
+  /// Stops the heartbeat and clears the live line.
   void finish();
 
  private:
+  using Clock = std::chrono::steady_clock;
+  std::string counts() const;             // "L/T layers, S/N segments", with mu_ held
+  void draw_live(Clock::time_point now);  // with mu_ held, as every write
+  void beat();                            // the heartbeat thread
+  void stop();
+
   Mode mode_;
   std::ostream& err_;
   const model::Network& net_;
   double log_interval_;
-  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_draw_{};
+  double heartbeat_;
+  Clock::time_point t0_ = Clock::now();
+  Clock::time_point last_draw_{};
   bool drawn_ = false;
+  schedule::SearchProgress last_{};  // the counters of the last report (no segment)
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread beat_;  // last: started once the members above are set
 };
 
 }  // namespace kapla::cli

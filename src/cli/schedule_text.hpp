@@ -18,6 +18,7 @@
 #include "model/options.hpp"
 #include "schedule/network_scheme.hpp"
 #include "schedule/network_search.hpp"
+#include "sweep/progress_log.hpp"
 
 namespace kapla::cli {
 
@@ -48,7 +49,7 @@ class ScheduleProgress {
  public:
   using Mode = ProgressMode;
   ScheduleProgress(Mode mode, std::ostream& err, const model::Network& net,
-                   double log_interval = 10, double heartbeat = 60);
+                   double log_interval = 10, double heartbeat = sweep::kLogHeartbeatSeconds);
   ScheduleProgress(const ScheduleProgress&) = delete;
   ScheduleProgress& operator=(const ScheduleProgress&) = delete;
   ~ScheduleProgress();

@@ -14,6 +14,10 @@ namespace kapla::sweep {
 /// "45s", "3m05s", "2h07m"; "?" for a negative (unknown) duration.
 std::string duration_text(double seconds);
 
+/// Seconds a progress log may go without a line while work still runs (docs/sweep.md,
+/// Progress: "one a minute while nothing finishes"); kapla sweep and kapla schedule alike.
+inline constexpr double kLogHeartbeatSeconds = 60;
+
 /// When a log line is due: always the first; then when `changed` (a tuple or segment
 /// finished) and at least `min_interval` seconds passed since the last line, or when
 /// `heartbeat` seconds passed without one (a long tuple still shows that it runs).
@@ -38,7 +42,8 @@ class LineRateLimit {
 class ProgressLog final : public Progress {
  public:
   using Clock = std::function<std::chrono::system_clock::time_point()>;
-  ProgressLog(std::ostream& out, Clock clock, double min_interval = 10, double heartbeat = 60);
+  ProgressLog(std::ostream& out, Clock clock, double min_interval = 10,
+              double heartbeat = kLogHeartbeatSeconds);
   void update(const ProgressState& state) override;
   void finish(const RunSummary&) override {}
 

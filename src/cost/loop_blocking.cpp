@@ -96,6 +96,13 @@ std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
   return fetch_counts(data_loops, regf_reusable, rw_data, b, loopcnt);
 }
 
+InvalidReason on_chip_refetch(const PerDataCategory<std::int64_t>& fetch0, DataCategory rw_data,
+                              bool src_is_dram, bool dst_is_dram) {
+  if (!src_is_dram && fetch0[DataCategory::Ifm] > 1) return InvalidReason::SrcNotDramRefetch;
+  if (!dst_is_dram && fetch0[rw_data] > 1) return InvalidReason::DstNotDramRefetch;
+  return InvalidReason::None;
+}
+
 namespace {
 
 bool over_capacity(const LoopBlockingEval& ev, const NestedLoopDesc& nld,
@@ -240,15 +247,13 @@ LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blockin
   if (nld.rw_data == DataCategory::Fil && !ev.dst_is_dram)
     return reject(InvalidReason::RwFilDstNotDram);
   // On-chip data can be read / written only once (no spilling), §7.4 step 5.
-  if (!ev.src_is_dram) {
-    if (ev.fetch[0][DataCategory::Ifm] > 1) return reject(InvalidReason::SrcNotDramRefetch);
-    if (resource.src_data_region == resource.proc_region)
-      ev.stored_in_gbuf[DataCategory::Ifm] = true;
-  }
-  if (!ev.dst_is_dram) {
-    if (ev.fetch[0][nld.rw_data] > 1) return reject(InvalidReason::DstNotDramRefetch);
-    if (resource.dst_data_region == resource.proc_region) ev.stored_in_gbuf[nld.rw_data] = true;
-  }
+  if (const auto r = on_chip_refetch(ev.fetch[0], nld.rw_data, ev.src_is_dram, ev.dst_is_dram);
+      r != InvalidReason::None)
+    return reject(r);
+  if (!ev.src_is_dram && resource.src_data_region == resource.proc_region)
+    ev.stored_in_gbuf[DataCategory::Ifm] = true;
+  if (!ev.dst_is_dram && resource.dst_data_region == resource.proc_region)
+    ev.stored_in_gbuf[nld.rw_data] = true;
   // Keep in GBUF only with reuse at the GBUF level (§7.4 step 6).
   for (auto d : all_values<DataCategory>())
     if (!ev.stored_in_gbuf[d] && reused_in_gbuf(ev.fetch, d)) ev.stored_in_gbuf[d] = true;

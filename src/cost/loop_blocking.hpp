@@ -129,6 +129,14 @@ std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
     const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
     DataCategory rw_data, const LoopBlocking& b);
 
+/// §7.4 step 5: data on chip (ifmaps read from, ofmaps written to, a processing region rather
+/// than DRAM) cross the top level once only, as nothing spills them: the reason top-level
+/// fetch counts `fetch0` (fetch_counts()[0]) break that, or None. The loop-blocking evaluation
+/// rejects with it, and the directive enumerator (search/kapla/exhaustive.cpp) skips the top
+/// levels it rejects before trying their lower levels.
+InvalidReason on_chip_refetch(const PerDataCategory<std::int64_t>& fetch0, DataCategory rw_data,
+                              bool src_is_dram, bool dst_is_dram);
+
 /// §7.4 step 6: a category that may bypass GBUF is kept there only if its GBUF copy is reused
 /// (fewer fetches into GBUF than out of it).
 inline bool reused_in_gbuf(const std::array<PerDataCategory<std::int64_t>, 2>& fetch,

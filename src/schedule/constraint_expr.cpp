@@ -114,4 +114,32 @@ ExprPtr substitute(const ExprPtr& e, const std::map<int, ExprPtr>& subs) {
   }
 }
 
+std::optional<ConstValue> evaluate(const ExprPtr& e,
+                                   const std::vector<std::optional<ConstValue>>& values) {
+  switch (e->kind) {
+    case Expr::Kind::Int:
+      return ConstValue{false, e->ival};
+    case Expr::Kind::Bool:
+      return ConstValue{true, e->bval ? 1 : 0};
+    case Expr::Kind::Sym: {
+      const auto i = static_cast<std::size_t>(e->sym);
+      if (e->sym < 0 || i >= values.size()) return std::nullopt;
+      return values[i];
+    }
+    case Expr::Kind::Eq: {
+      // make_eq folds a Bool operand only (an Int one is an internal error there).
+      const auto x = evaluate(e->a, values);
+      if (!x || !x->is_bool) return std::nullopt;
+      return ConstValue{true, (x->value != 0) == e->bval ? 1 : 0};
+    }
+    case Expr::Kind::Piecewise: {
+      // make_piecewise picks a branch on a constant Bool condition.
+      const auto c = evaluate(e->cond, values);
+      if (!c || !c->is_bool) return std::nullopt;
+      return evaluate(c->value != 0 ? e->a : e->b, values);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace kapla::schedule::detail

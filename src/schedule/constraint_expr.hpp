@@ -46,4 +46,17 @@ void free_symbols(const ExprPtr& e, std::set<int>& out);
 /// Substitutes symbols (id -> value) and re-evaluates.
 ExprPtr substitute(const ExprPtr& e, const std::map<int, ExprPtr>& subs);
 
+/// A constant: an Int, or a Bool (value 0 or 1).
+struct ConstValue {
+  bool is_bool = false;
+  std::int64_t value = 0;
+};
+/// substitute(e, subs) when that is a constant, found without building it (the constraint
+/// enumeration evaluates every argument under every combination of the symbols): `values[id]`
+/// is symbol id's value, nullopt or out of range for a symbol left free. nullopt when the
+/// result would not be a constant, or when a condition is not a constant Bool: the caller then
+/// takes substitute's answer.
+std::optional<ConstValue> evaluate(const ExprPtr& e,
+                                   const std::vector<std::optional<ConstValue>>& values);
+
 }  // namespace kapla::schedule::detail

@@ -411,20 +411,43 @@ std::vector<SegmentConstraint> enumerate_constraints(const SymbolicConstraints& 
     if (v.empty()) return out;
   }
   std::vector<std::size_t> pos(syms.size(), 0);
-  const ExprPtr zero = make_int(0);
-  const ExprPtr false_e = make_bool(false);
-  auto as_int = [](const ExprPtr& e) -> std::int64_t {
+  std::vector<char> is_bool(syms.size());
+  for (std::size_t i = 0; i < syms.size(); ++i)
+    is_bool[i] = std::find(sc.bool_syms.begin(), sc.bool_syms.end(), syms[i]) != sc.bool_syms.end();
+  // The symbols' values of one combination, for evaluate(); substitute() where an argument does
+  // not evaluate to a constant that way (the reference's semantics, kept in one place).
+  std::vector<std::optional<ConstValue>> env(sc.names.size());
+  std::map<int, ExprPtr> subs;
+  auto substituted = [&](const ExprPtr& e) {
+    if (subs.empty()) {
+      for (std::size_t i = 0; i < syms.size(); ++i) {
+        const auto v = env[static_cast<std::size_t>(syms[i])]->value;
+        subs[syms[i]] = is_bool[i] ? make_bool(v != 0) : make_int(v);
+      }
+    }
+    return substitute(e, subs);
+  };
+  auto as_int = [&](const ArgMap& a, Arg k) -> std::int64_t {
+    const auto it = a.find(k);
+    if (it == a.end()) return 0;
+    if (const auto v = evaluate(it->second, env)) return v->value;
+    const ExprPtr e = substituted(it->second);
     KAPLA_ASSERT(is_const(e), "pipeline constraints: unresolved symbol in a constraint");
     return e->kind == Expr::Kind::Bool ? (e->bval ? 1 : 0) : e->ival;
   };
+  auto is_truthy = [&](const ArgMap& a, Arg k) {
+    const auto it = a.find(k);
+    if (it == a.end()) return false;
+    if (const auto v = evaluate(it->second, env)) return v->value != 0;
+    return truthy(substituted(it->second));
+  };
   while (true) {
-    std::map<int, ExprPtr> subs;
+    subs.clear();
     SegmentConstraint c;
     for (std::size_t i = 0; i < syms.size(); ++i) {
       const auto v = vals[i][pos[i]];
-      const bool is_bool =
-          std::find(sc.bool_syms.begin(), sc.bool_syms.end(), syms[i]) != sc.bool_syms.end();
-      subs[syms[i]] = is_bool ? make_bool(v != 0) : make_int(v);
+      env[static_cast<std::size_t>(syms[i])] =
+          ConstValue{is_bool[i] != 0, is_bool[i] ? (v != 0 ? 1 : 0) : v};
       c.hints.push_back(v);
     }
     if (dummy) c.hints = {1};
@@ -432,14 +455,13 @@ std::vector<SegmentConstraint> enumerate_constraints(const SymbolicConstraints& 
     c.layers.resize(sc.args.size());
     for (std::size_t sp = 0; sp < sc.args.size(); ++sp) {
       for (std::size_t tm = 0; tm < sc.args[sp].size(); ++tm) {
-        std::map<Arg, ExprPtr> a;
-        for (const auto& [k, e] : sc.args[sp][tm]) a[k] = substitute(e, subs);
+        const auto& a = sc.args[sp][tm];
         SegmentLayerConstraint lc;
-        lc.topbat = as_int(get_or(a, Arg::Topbat, zero));
-        lc.fbifm = truthy(get_or(a, Arg::Fbifm, false_e));
-        if (!lc.fbifm) lc.topifm = as_int(get_or(a, Arg::Topifm, zero));
-        lc.fbofm = truthy(get_or(a, Arg::Fbofm, false_e));
-        if (!lc.fbofm) lc.topofm = as_int(get_or(a, Arg::Topofm, zero));
+        lc.topbat = as_int(a, Arg::Topbat);
+        lc.fbifm = is_truthy(a, Arg::Fbifm);
+        if (!lc.fbifm) lc.topifm = as_int(a, Arg::Topifm);
+        lc.fbofm = is_truthy(a, Arg::Fbofm);
+        if (!lc.fbofm) lc.topofm = as_int(a, Arg::Topofm);
         if (lc.fbifm) lc.topifm = 1;
         if (lc.fbofm) lc.topofm = 1;
         // The reference's constraint class rejects this combination (raises).

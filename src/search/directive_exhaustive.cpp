@@ -25,6 +25,7 @@ class CountingOracle final : public kapla::LayerOracle {
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
   bool remainders() const override { return inner_.remainders(); }
+  kapla::OnChipData on_chip_data() const override { return inner_.on_chip_data(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return inner_.partitions();
   }

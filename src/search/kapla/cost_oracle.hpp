@@ -53,6 +53,11 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   bool remainders() const override {
     return eval_.problem().options.imperfect == model::Imperfect::Full;
   }
+  OnChipData on_chip_data() const override {
+    const auto& r = eval_.problem().resource;
+    return {r.src_data_region.type != mapping::RegionType::Dram,
+            r.dst_data_region.type != mapping::RegionType::Dram};
+  }
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return eval_.partitions();
   }

@@ -33,8 +33,9 @@ struct ExhaustiveResult {
 bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>& ord);
 
 /// Calls `visit` on every scheme the exhaustive search prices on partition `part`, in its
-/// order (not on top-level orders the pipeline constraint forbids, which the cost model
-/// rejects); returns how many blockings the fast capacity check rejected before that.
+/// order (not on top levels the cost model rejects for their order, which the pipeline
+/// constraint forbids, or for fetching on-chip data more than once); returns how many
+/// blockings the fast capacity check rejected before that.
 std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionScheme& part,
                              const std::function<void(const CanonicalScheme&)>& visit);
 

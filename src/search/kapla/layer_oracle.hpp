@@ -47,6 +47,14 @@ inline std::optional<std::size_t> element_index(const std::vector<mapping::Parti
   return static_cast<std::size_t>(&part - parts.data());
 }
 
+/// Which of a layer's data live on chip rather than in DRAM: the ifmaps it reads from, and
+/// the ofmaps it writes to, a processing region (a pipelined segment's). The cost model lets
+/// such data cross the top level once only (cost::on_chip_refetch).
+struct OnChipData {
+  bool ifmaps = false;
+  bool ofmaps = false;
+};
+
 /// A partition's nests (LayerOracle::nests).
 using NestList = std::shared_ptr<const std::vector<NodeNest>>;
 
@@ -62,6 +70,9 @@ class LayerOracle {
   /// (imperfect: full, docs/imperfect.md); the cost model prices such covers only then.
   /// Pure: a wrapper that forgot to forward it would search the exact space silently.
   virtual bool remainders() const = 0;
+  /// Where the layer's data live (OnChipData). Pure, as remainders(): a wrapper that forgot to
+  /// forward it would make the enumerator try top levels the cost model then rejects.
+  virtual OnChipData on_chip_data() const = 0;
   /// Every partition B's generator yields for this layer, in its order (never empty).
   virtual const std::vector<mapping::PartitionScheme>& partitions() const = 0;
   /// Indexes into partitions() of those nearest to a wanted node stacking (the greedy's step

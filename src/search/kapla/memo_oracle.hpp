@@ -35,6 +35,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   PhyDim2 node_dims() const override { return inner_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
   bool remainders() const override { return inner_.remainders(); }
+  OnChipData on_chip_data() const override { return inner_.on_chip_data(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override {
     return inner_.partitions();
   }

@@ -29,6 +29,7 @@ class FakeOracle final : public LayerOracle {
   PhyDim2 node_dims() const override { return nodes_; }
   PerLoopDim<std::int64_t> top_constraint() const override { return top_; }
   bool remainders() const override { return false; }
+  OnChipData on_chip_data() const override { return {}; }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return parts_; }
   NestList nests(const mapping::PartitionScheme& p) const override {
     std::vector<NodeNest> out;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 #include <random>
+#include <set>
 
 #include "core/math.hpp"
 #include "cost/loop_blocking.hpp"
@@ -372,6 +373,81 @@ TEST(KaplaStrategies, LayoutFreeStepsSharedAcrossLayoutsChangeNoAnswer) {
             << candidate_lists << " candidate lists (of " << 36 * solves << " order pairs)\n";
 }
 
+// An oracle that hides where the layer's data live: the enumerator then visits every top
+// level, as it did before it learnt the on-chip rule.
+class AllInDram final : public kapla::LayerOracle {
+ public:
+  explicit AllInDram(const kapla::LayerOracle& in) : in_(in) {}
+  const model::Layer& layer() const override { return in_.layer(); }
+  std::int64_t batch() const override { return in_.batch(); }
+  PhyDim2 node_dims() const override { return in_.node_dims(); }
+  PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
+  bool remainders() const override { return in_.remainders(); }
+  kapla::OnChipData on_chip_data() const override { return {}; }
+  const std::vector<mapping::PartitionScheme>& partitions() const override {
+    return in_.partitions();
+  }
+  kapla::NestList nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
+  kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {
+    return in_.capacity(p, n);
+  }
+  std::optional<kapla::Score> evaluate(const kapla::CanonicalScheme& s) const override {
+    return in_.evaluate(s);
+  }
+
+ private:
+  const kapla::LayerOracle& in_;
+};
+
+// With ifmaps read from or ofmaps written to a processing region (a pipelined segment's), the
+// enumerator skips the top levels that fetch them twice: every scheme it skips is one the cost
+// model rejects, every scheme it visits is one it visited before, and S's answer is the same.
+TEST(KaplaStrategies, EnumeratorSkipsOnlyTopLevelsThatRefetchOnChipData) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  std::int64_t skipped = 0, visited = 0;
+  for (const auto& [name, layer] : small_layers()) {
+    if (layer.is_back()) continue;         // a weight gradient writes its filters to DRAM only
+    for (const int on_chip : {1, 2, 3}) {  // ifmaps, ofmaps, both
+      auto p = problem(layer, 4, hw);
+      auto neighbour = p.resource.proc_region;
+      neighbour.origin = {neighbour.origin.h, neighbour.origin.w + neighbour.dim.w};
+      if (on_chip & 1) p.resource.src_data_region = neighbour;
+      if (on_chip & 2) p.resource.dst_data_region = p.resource.proc_region;
+      const kapla::CostOracle o(p);
+      ASSERT_EQ(o.on_chip_data().ifmaps, (on_chip & 1) != 0);
+      ASSERT_EQ(o.on_chip_data().ofmaps, (on_chip & 2) != 0);
+      const AllInDram all(o);
+      for (const auto& part : o.partitions()) {
+        std::set<kapla::MemoOracle::Key> kept;
+        kapla::for_each_scheme(o, part, [&](const kapla::CanonicalScheme& s) {
+          kept.insert(kapla::MemoOracle::key_of(s));
+        });
+        std::size_t seen = 0;
+        kapla::for_each_scheme(all, part, [&](const kapla::CanonicalScheme& s) {
+          if (kept.count(kapla::MemoOracle::key_of(s)) > 0) {
+            ++seen;
+            return;
+          }
+          ++skipped;
+          EXPECT_FALSE(o.evaluate(s).has_value()) << name << " on chip " << on_chip;
+        });
+        EXPECT_EQ(seen, kept.size()) << name;  // nothing new was visited
+        visited += static_cast<std::int64_t>(kept.size());
+      }
+      const auto a = kapla::search_exhaustive(o, {});
+      const auto b = kapla::search_exhaustive(all, {});
+      ASSERT_EQ(a.scheme.has_value(), b.scheme.has_value()) << name;
+      if (a.scheme) {
+        EXPECT_TRUE(*a.scheme == *b.scheme) << name;
+        EXPECT_EQ(a.score, b.score) << name;
+      }
+    }
+  }
+  EXPECT_GT(skipped, 1000);  // the rule is not idle here
+  EXPECT_GT(visited, 1000);
+  std::cout << "[on-chip rule] " << skipped << " schemes skipped, " << visited << " visited\n";
+}
+
 // The exhaustive search's bounds (the price without the buffer-sharing sweep, and without the
 // placement's hops too): on every scheme
 // the enumerator visits, valid exactly when the price is, with the price's time and an energy
@@ -574,6 +650,7 @@ class OnePartition final : public kapla::LayerOracle {
   PhyDim2 node_dims() const override { return in_.node_dims(); }
   PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
   bool remainders() const override { return in_.remainders(); }
+  kapla::OnChipData on_chip_data() const override { return in_.on_chip_data(); }
   const std::vector<mapping::PartitionScheme>& partitions() const override { return one_; }
   kapla::NestList nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
   kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {

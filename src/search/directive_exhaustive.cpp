@@ -6,6 +6,7 @@
 
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/exhaustive.hpp"
+#include "search/kapla/forwarding_oracle.hpp"
 
 namespace kapla::search {
 
@@ -15,37 +16,23 @@ namespace {
 // caller asks to stop, offers no nested loops, so the shared enumerator (kapla/exhaustive.cpp,
 // also K's fallback) skips every partition it has not started. Thread-safe: the enumerator
 // calls it from several threads; the count is a sum, so it does not depend on their order.
-class CountingOracle final : public kapla::LayerOracle {
+class CountingOracle final : public kapla::ForwardingOracle {
  public:
   CountingOracle(const kapla::CostOracle& inner, const SearchContext& ctx)
-      : inner_(inner), ctx_(ctx) {}
-
-  const model::Layer& layer() const override { return inner_.layer(); }
-  std::int64_t batch() const override { return inner_.batch(); }
-  PhyDim2 node_dims() const override { return inner_.node_dims(); }
-  PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
-  bool remainders() const override { return inner_.remainders(); }
-  kapla::OnChipData on_chip_data() const override { return inner_.on_chip_data(); }
-  const std::vector<mapping::PartitionScheme>& partitions() const override {
-    return inner_.partitions();
-  }
+      : ForwardingOracle(inner), ctx_(ctx) {}
   kapla::NestList nests(const mapping::PartitionScheme& part) const override {
     if (ctx_.stop_requested())  // polled once per partition
       return std::make_shared<const std::vector<kapla::NodeNest>>();
-    return inner_.nests(part);
-  }
-  kapla::Capacity capacity(const mapping::PartitionScheme& part, int nest) const override {
-    return inner_.capacity(part, nest);
+    return inner().nests(part);
   }
   std::optional<kapla::Score> evaluate(const kapla::CanonicalScheme& s) const override {
-    auto score = inner_.evaluate(s);
+    auto score = inner().evaluate(s);
     if (score) valid_.fetch_add(1, std::memory_order_relaxed);
     return score;
   }
   std::int64_t valid() const { return valid_.load(); }
 
  private:
-  const kapla::CostOracle& inner_;
   const SearchContext& ctx_;
   mutable std::atomic<std::int64_t> valid_{0};
 };

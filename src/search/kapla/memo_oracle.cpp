@@ -27,7 +27,7 @@ std::optional<Score> MemoOracle::evaluate(const CanonicalScheme& s) const {
     if (auto it = seen_.find(k); it != seen_.end()) return it->second.score;
   }
   // Priced outside the lock: two threads may price the same scheme; both get the same answer.
-  const auto sc = inner_.evaluate(s);
+  const auto sc = inner().evaluate(s);
   const std::lock_guard<std::mutex> lock(mu_);
   seen_.emplace(k, Priced{s, sc});
   if (sc)
@@ -69,12 +69,12 @@ NestList MemoOracle::nests(const mapping::PartitionScheme& part) const {
       const std::lock_guard<std::mutex> lock(mu_);
       if (nests_at_[*i]) return nests_at_[*i];
     }
-    auto v = inner_.nests(part);
+    auto v = inner().nests(part);
     const std::lock_guard<std::mutex> lock(mu_);
     if (!nests_at_[*i]) nests_at_[*i] = v;
     return v;
   }
-  return remembered(mu_, nests_, part.flat_key(), [&] { return inner_.nests(part); });
+  return remembered(mu_, nests_, part.flat_key(), [&] { return inner().nests(part); });
 }
 
 std::size_t MemoOracle::partitions_priced() const {

@@ -14,45 +14,37 @@
 #include "core/words_hash.hpp"
 #include "search/kapla/bound_pricer.hpp"
 #include "search/kapla/fit_memo.hpp"
+#include "search/kapla/forwarding_oracle.hpp"
 #include "search/kapla/layer_oracle.hpp"
 #include "search/kapla/on_chip_pricer.hpp"
 
 namespace kapla::search::kapla {
 
-class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPricer {
+class MemoOracle final : public ForwardingOracle, public OnChipPricer, public BoundPricer {
  public:
   /// How capacity() reports GBUF storage: as the wrapped oracle does (the cost model's rule),
   /// or as if no category could bypass GBUF (K's second fill, layer_solver.cpp).
   enum class Storage : std::uint8_t { AsInner, AllInGbuf };
   explicit MemoOracle(const LayerOracle& inner, Storage storage = Storage::AsInner)
-      : inner_(inner),
+      : ForwardingOracle(inner),
         on_chip_(dynamic_cast<const OnChipPricer*>(&inner)),
         bounds_(inner.bound_pricer()),
         storage_(storage),
         nests_at_(inner.partitions().size()) {}
-  const model::Layer& layer() const override { return inner_.layer(); }
-  std::int64_t batch() const override { return inner_.batch(); }
-  PhyDim2 node_dims() const override { return inner_.node_dims(); }
-  PerLoopDim<std::int64_t> top_constraint() const override { return inner_.top_constraint(); }
-  bool remainders() const override { return inner_.remainders(); }
-  OnChipData on_chip_data() const override { return inner_.on_chip_data(); }
-  const std::vector<mapping::PartitionScheme>& partitions() const override {
-    return inner_.partitions();
-  }
   /// The wrapped oracle's (CostOracle remembers them for every search of the layer).
   std::vector<std::size_t> nearest_partitions(const PerParallelDim<PhyDim2>& want) const override {
-    return inner_.nearest_partitions(want);
+    return inner().nearest_partitions(want);
   }
   /// The wrapped oracle's nests, remembered per partition (every fit asks for them).
   NestList nests(const mapping::PartitionScheme& part) const override;
   Capacity capacity(const mapping::PartitionScheme& part, int nest_index) const override {
-    auto c = inner_.capacity(part, nest_index);
+    auto c = inner().capacity(part, nest_index);
     if (storage_ == Storage::AllInGbuf) c.always_in_gbuf = {{true, true, true}};
     return c;
   }
   std::vector<Blocking> bypass_blockings(const mapping::PartitionScheme& part,
                                          int nest_index) const override {
-    return inner_.bypass_blockings(part, nest_index);
+    return inner().bypass_blockings(part, nest_index);
   }
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   /// The wrapped oracle's on-chip price (remembered), or its full price when it has none.
@@ -66,7 +58,7 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   const FitMemo* fit_memo() const override { return &fits_; }
   /// The wrapped oracle's, when capacity() is its own (the remembered steps fit with it).
   const LayoutFreeMemo* layout_free_memo() const override {
-    return storage_ == Storage::AsInner ? inner_.layout_free_memo() : nullptr;
+    return storage_ == Storage::AsInner ? inner().layout_free_memo() : nullptr;
   }
   /// Distinct schemes priced so far.
   std::size_t priced() const;
@@ -81,9 +73,8 @@ class MemoOracle final : public LayerOracle, public OnChipPricer, public BoundPr
 
  private:
   using PartKey = std::array<std::int64_t, 12>;  // mapping::PartitionScheme::flat_key
-  const LayerOracle& inner_;
-  const OnChipPricer* on_chip_;  // null if the wrapped oracle has no on-chip price
-  const BoundPricer* bounds_;    // null if the wrapped oracle has no lower bound
+  const OnChipPricer* on_chip_;                  // null if the wrapped oracle has no on-chip price
+  const BoundPricer* bounds_;                    // null if the wrapped oracle has no lower bound
   Storage storage_;
   mutable std::mutex mu_;
   struct Priced {

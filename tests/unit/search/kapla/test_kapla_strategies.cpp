@@ -19,6 +19,7 @@
 #include "search/exhaustive.hpp"
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/exhaustive.hpp"
+#include "search/kapla/forwarding_oracle.hpp"
 #include "search/kapla/layer_solver.hpp"
 #include "search/kapla/layout_free_memo.hpp"
 #include "search/kapla/memo_oracle.hpp"
@@ -375,28 +376,10 @@ TEST(KaplaStrategies, LayoutFreeStepsSharedAcrossLayoutsChangeNoAnswer) {
 
 // An oracle that hides where the layer's data live: the enumerator then visits every top
 // level, as it did before it learnt the on-chip rule.
-class AllInDram final : public kapla::LayerOracle {
+class AllInDram final : public kapla::ForwardingOracle {
  public:
-  explicit AllInDram(const kapla::LayerOracle& in) : in_(in) {}
-  const model::Layer& layer() const override { return in_.layer(); }
-  std::int64_t batch() const override { return in_.batch(); }
-  PhyDim2 node_dims() const override { return in_.node_dims(); }
-  PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
-  bool remainders() const override { return in_.remainders(); }
+  using ForwardingOracle::ForwardingOracle;
   kapla::OnChipData on_chip_data() const override { return {}; }
-  const std::vector<mapping::PartitionScheme>& partitions() const override {
-    return in_.partitions();
-  }
-  kapla::NestList nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
-  kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {
-    return in_.capacity(p, n);
-  }
-  std::optional<kapla::Score> evaluate(const kapla::CanonicalScheme& s) const override {
-    return in_.evaluate(s);
-  }
-
- private:
-  const kapla::LayerOracle& in_;
 };
 
 // With ifmaps read from or ofmaps written to a processing region (a pipelined segment's), the
@@ -642,26 +625,13 @@ TEST(KaplaStrategies, RefinementNeverWorsensThePapersGreedy) {
 }
 
 // The exhaustive search restricted to one partition (the blocking optimum of S there).
-class OnePartition final : public kapla::LayerOracle {
+class OnePartition final : public kapla::ForwardingOracle {
  public:
-  OnePartition(const kapla::LayerOracle& in, mapping::PartitionScheme part) : in_(in), one_{part} {}
-  const model::Layer& layer() const override { return in_.layer(); }
-  std::int64_t batch() const override { return in_.batch(); }
-  PhyDim2 node_dims() const override { return in_.node_dims(); }
-  PerLoopDim<std::int64_t> top_constraint() const override { return in_.top_constraint(); }
-  bool remainders() const override { return in_.remainders(); }
-  kapla::OnChipData on_chip_data() const override { return in_.on_chip_data(); }
+  OnePartition(const kapla::LayerOracle& in, mapping::PartitionScheme part)
+      : ForwardingOracle(in), one_{part} {}
   const std::vector<mapping::PartitionScheme>& partitions() const override { return one_; }
-  kapla::NestList nests(const mapping::PartitionScheme& p) const override { return in_.nests(p); }
-  kapla::Capacity capacity(const mapping::PartitionScheme& p, int n) const override {
-    return in_.capacity(p, n);
-  }
-  std::optional<kapla::Score> evaluate(const kapla::CanonicalScheme& s) const override {
-    return in_.evaluate(s);
-  }
 
  private:
-  const kapla::LayerOracle& in_;
   std::vector<mapping::PartitionScheme> one_;
 };
 

@@ -200,11 +200,21 @@ std::string ScheduleProgress::counts() const {
   return s.str();
 }
 
+std::string ScheduleProgress::elapsed_text(Clock::time_point now) const {
+  return sweep::duration_text(std::chrono::duration<double>(now - t0_).count());
+}
+
 void ScheduleProgress::draw_live(Clock::time_point now) {
   last_draw_ = now;
   drawn_ = true;
-  err_ << "\r\033[Kschedule: " << counts() << ", "
-       << sweep::duration_text(std::chrono::duration<double>(now - t0_).count()) << std::flush;
+  err_ << "\r\033[Kschedule: " << counts() << ", " << elapsed_text(now) << std::flush;
+}
+
+void ScheduleProgress::write_log_line(Clock::time_point now, const std::string& body) {
+  last_draw_ = now;
+  err_ << sweep::log_prefix(std::chrono::system_clock::now()) << "schedule: " << body << ", "
+       << elapsed_text(now) << " elapsed\n"
+       << std::flush;
 }
 
 void ScheduleProgress::operator()(const schedule::SearchProgress& p) {
@@ -213,28 +223,25 @@ void ScheduleProgress::operator()(const schedule::SearchProgress& p) {
   last_ = p;
   last_.segment = nullptr;  // not kept: only this call may read it
   const auto now = Clock::now();
-  const double elapsed = std::chrono::duration<double>(now - t0_).count();
   if (mode_ == Mode::Live) {
     if (drawn_ && now - last_draw_ < std::chrono::milliseconds(200)) return;
     draw_live(now);
     return;
   }
   if (std::chrono::duration<double>(now - last_draw_).count() < log_interval_) return;
-  last_draw_ = now;
-  err_ << sweep::log_prefix(std::chrono::system_clock::now()) << "schedule: segment "
-       << p.segments_done << '/' << p.segments_total << " searched (";
+  std::ostringstream body;
+  body << "segment " << p.segments_done << '/' << p.segments_total << " searched (";
   if (p.segment != nullptr) {
     bool first = true;
     for (const auto& stage : p.segment->layers()) {
       for (std::size_t l : stage) {
-        err_ << (first ? "" : " ") << net_.layer_name(l);
+        body << (first ? "" : " ") << net_.layer_name(l);
         first = false;
       }
     }
   }
-  err_ << "), " << p.layers_done << '/' << p.layers_total << " layers done, "
-       << sweep::duration_text(elapsed) << " elapsed\n"
-       << std::flush;
+  body << "), " << p.layers_done << '/' << p.layers_total << " layers done";
+  write_log_line(now, body.str());
 }
 
 void ScheduleProgress::beat() {
@@ -250,11 +257,7 @@ void ScheduleProgress::beat() {
       draw_live(now);
       continue;
     }
-    last_draw_ = now;
-    err_ << sweep::log_prefix(std::chrono::system_clock::now()) << "schedule: searching, "
-         << counts() << ", "
-         << sweep::duration_text(std::chrono::duration<double>(now - t0_).count()) << " elapsed\n"
-         << std::flush;
+    write_log_line(now, "searching, " + counts());
   }
 }
 

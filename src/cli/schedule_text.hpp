@@ -59,9 +59,12 @@ class ScheduleProgress {
 
  private:
   using Clock = std::chrono::steady_clock;
-  std::string counts() const;             // "L/T layers, S/N segments", with mu_ held
-  void draw_live(Clock::time_point now);  // with mu_ held, as every write
-  void beat();                            // the heartbeat thread
+  std::string counts() const;  // "L/T layers, S/N segments", with mu_ held
+  std::string elapsed_text(Clock::time_point now) const;  // "45s", "3m05s" since t0_
+  void draw_live(Clock::time_point now);                  // with mu_ held, as every write
+  /// A timestamped "schedule: <body>, <elapsed> elapsed" line, with mu_ held.
+  void write_log_line(Clock::time_point now, const std::string& body);
+  void beat();  // the heartbeat thread
   void stop();
 
   Mode mode_;

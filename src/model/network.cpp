@@ -53,11 +53,17 @@ bool Network::reads_reshaped(const Layer& consumer, const LayerSource& s) const 
   return source.nhead != consumer.nhead || source.is_matmul();
 }
 
+namespace {
+// An edge of nn_dataflow's kinds on both sides (no heads, no MatMul) follows its rules.
+bool cnn_edge(const Layer& p, const Layer& c) {
+  return p.nhead == 1 && c.nhead == 1 && !p.is_matmul() && !c.is_matmul();
+}
+}  // namespace
+
 bool Network::forwards_on_chip(std::size_t producer, std::size_t consumer) const {
   const Layer& p = layers_[producer];
   const Layer& c = layers_[consumer];
-  const bool transformer_edge = p.nhead != 1 || c.nhead != 1 || p.is_matmul() || c.is_matmul();
-  if (!transformer_edge) return true;
+  if (cnn_edge(p, c)) return true;
   const auto& srcs = prevs_[consumer];
   if (num_ifmap_sources(consumer) != 1) return false;
   const LayerSource& a = srcs.front();
@@ -67,6 +73,22 @@ bool Network::forwards_on_chip(std::size_t producer, std::size_t consumer) const
       srcs[1].index == producer) {
     return false;
   }
+  if (carries_unchanged(producer, consumer)) return true;
+  // A reshape: the consumer must take whole batch groups. The pipeline rules give them to a
+  // layer that pipelines as a convolution and reads another such layer's output (fully
+  // buffered ifmaps in one region, fully buffered ofmaps across two; schedule/
+  // pipeline_constraints.cpp); a local-region layer follows its producer's channel groups,
+  // and a reshape changes the channels.
+  const auto conv_like = [](const Layer& x) {
+    return x.type == LayerType::Conv || x.type == LayerType::FC || x.is_matmul();
+  };
+  return conv_like(p) && conv_like(c);
+}
+
+bool Network::carries_unchanged(std::size_t producer, std::size_t consumer) const {
+  const Layer& p = layers_[producer];
+  const Layer& c = layers_[consumer];
+  if (cnn_edge(p, c)) return true;  // a concat's slice, a padded ifmap: channel for channel
   return p.nhead == c.nhead && p.nofm == c.nifm && p.sofm == c.sifm;
 }
 

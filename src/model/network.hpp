@@ -64,11 +64,17 @@ class Network {
   /// Whether layer `consumer` may read the output of layer `producer` straight from the
   /// producer's on-chip buffers, inside one pipeline segment (docs/transformers.md §5.4).
   /// Layers of the CNN kinds (no heads, no MatMul on either side) always may: nn_dataflow's
-  /// segment rules apply. Otherwise the edge must carry the operand unchanged: `producer` is
-  /// the consumer's only ifmap source (a MatMul's A, never its B, which is fetched as a
-  /// filter from DRAM), both fold the same heads into the batch, and the producer's ofmap
-  /// (channels, rows, columns per sample and head) is the consumer's ifmap.
+  /// segment rules apply. Otherwise `producer` must be the consumer's only ifmap source (a
+  /// MatMul's A, never its B, which is fetched as a filter from DRAM), and either the edge
+  /// carries the operand unchanged (carries_unchanged) or it is a reshape between two layers
+  /// that pipeline as convolutions (Conv, FC, MatMul): the pipeline rules then hand over
+  /// whole batch groups, all channels of all heads at once (fully buffered).
   bool forwards_on_chip(std::size_t producer, std::size_t consumer) const;
+  /// Whether the consumer reads the producer's output channel for channel as it is stored:
+  /// always between layers of the CNN kinds (nn_dataflow's rules); otherwise both fold the
+  /// same heads into the batch and the producer's ofmap (channels, rows, columns per sample
+  /// and head) is the consumer's ifmap. Only such an edge may hand over channel groups.
+  bool carries_unchanged(std::size_t producer, std::size_t consumer) const;
   /// How many of prevs(i), from the first, layer i reads as its ifmap: all of them (a concat),
   /// but a MatMul's A alone (its B is fetched as a filter, docs/transformers.md §2).
   std::size_t num_ifmap_sources(std::size_t i) const {

@@ -259,8 +259,13 @@ std::optional<SymbolicConstraints> Builder::run() {
           args[sp][static_cast<std::size_t>(last_conv.tm)][Arg::Fbofm] = true_e;
           args[sp][tm - 1][Arg::Fbofm] = true_e;
         } else if (nsrc) {
-          // Inter-spatial: forward fmap groups unless the source fully buffers its ofmaps.
-          if (!with_opt_) (*nsrc)[Arg::Fbofm] = true_e;
+          // Inter-spatial: forward fmap groups unless the source fully buffers its ofmaps. A
+          // reshaped operand (other heads, other token layout; model::Network::forwards_on_chip)
+          // has no channel groups in common with its source's: whole batch groups only.
+          const auto& nb = *deps_.src[sp][tm].neighbour;
+          const std::size_t src_layer =
+              layers_[static_cast<std::size_t>(nb.sp)][static_cast<std::size_t>(nb.tm)];
+          if (!with_opt_ || !net_.carries_unchanged(src_layer, l)) (*nsrc)[Arg::Fbofm] = true_e;
           const ExprPtr s = get_or(*nsrc, Arg::Fbofm, false_e);
           curr[Arg::Fbifm] = make_eq(s, true);
           curr[Arg::Fbofm] = make_eq(s, false);

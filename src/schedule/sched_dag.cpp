@@ -41,13 +41,15 @@ bool feeds_on_chip_matmul_as_b(const model::Network& net, std::size_t b) {
 
 // The order the DAG is built in: the file's, except that the producer of a MatMul's B
 // operand is listed right after its own last input layer (first if it reads only network
-// inputs) where feeds_on_chip_matmul_as_b holds. The depth-first order keeps sibling layers in
-// this order and a segment is a run of the depth-first order: written Q, K, V, scores,
-// softmax, attention x V (torch's order, and the natural one), V's projection would sit
-// between the softmax and attention x V and keep the probabilities, which may stay on chip as
-// attention x V's A, out of its segment (docs/transformers.md §5.4). With several heads K
-// stays: Q is read as heads, a reshape through DRAM. Networks without MatMuls (nn_dataflow's)
-// keep the file order; the DAG's edges never change.
+// inputs) where feeds_on_chip_matmul_as_b holds, and after the producers of that kind already
+// there whose MatMul comes first. The depth-first order keeps sibling layers in this order and
+// a segment is a run of the depth-first order: written Q, K, V, scores, softmax, attention x V
+// (torch's order, and the natural one), K's and V's projections would sit between Q and the
+// scores and between the softmax and attention x V, and keep Q and the probabilities, which
+// may stay on chip as the MatMuls' A, out of their segment (docs/transformers.md §5.4). Moved,
+// they read K, V, Q however the file lists them: V, whose MatMul comes later, may share a
+// segment with Q and the scores (and its input fetch with Q's); K may not. Networks without
+// MatMuls (nn_dataflow's) keep the file order; the DAG's edges never change.
 std::vector<std::size_t> listing_order(const model::Network& net) {
   std::vector<std::size_t> order(net.size());
   for (std::size_t l = 0; l < order.size(); ++l) order[l] = l;
@@ -58,6 +60,9 @@ std::vector<std::size_t> listing_order(const model::Network& net) {
     for (const auto& p : net.prevs(b))
       if (p.kind == LayerSource::Kind::Layer) to = std::max(to, at(p.index) + 1);
     const auto from = at(b);
+    while (to < from && feeds_on_chip_matmul_as_b(net, *to) &&
+           net.nexts(*to).front() < net.nexts(b).front())
+      ++to;
     if (to < from) std::rotate(to, from, from + 1);
   }
   return order;

@@ -152,8 +152,9 @@ TEST(Network, AMatMulsOutputIsReadAsAReshape) {
 }
 
 // Which producer -> consumer edges may stay on chip inside a pipeline segment: the CNN kinds
-// always; otherwise only an operand carried unchanged (docs/transformers.md §5.4).
-TEST(Network, OnChipForwardingNeedsTheOperandUnchanged) {
+// always; otherwise the consumer's only ifmap source, carried unchanged, or reshaped between
+// two layers that pipeline as convolutions (docs/transformers.md §5.4).
+TEST(Network, OnChipForwardingNeedsTheOperandUnchangedOrWholeBatchGroups) {
   NetworkBuilder b = attention(8, 16, 4);
   b.add("sm2", make_softmax(8, {2, 4}, 4), {"qk"});  // the scores as 2 x 4: a reshape
   b.add("ln", make_layernorm(16, {1, 8}), {"o"});
@@ -161,13 +162,23 @@ TEST(Network, OnChipForwardingNeedsTheOperandUnchanged) {
   auto fwd = [&](const char* p, const char* c) {
     return n.forwards_on_chip(*n.find(p), *n.find(c));
   };
-  EXPECT_TRUE(fwd("o", "ln"));     // Conv -> LayerNorm, no heads: nn_dataflow's rules
-  EXPECT_TRUE(fwd("qk", "sm"));    // 4 heads of 8 x (1 x 8) scores, read as they are
-  EXPECT_TRUE(fwd("sm", "av"));    // the probabilities are av's A
-  EXPECT_FALSE(fwd("v", "av"));    // B is fetched as a filter, from DRAM
-  EXPECT_FALSE(fwd("k", "qk"));    // B again
-  EXPECT_FALSE(fwd("q", "qk"));    // 16 channels read as 4 heads of 4: a reshape
-  EXPECT_FALSE(fwd("av", "o"));    // the heads back into the channels
+  auto same = [&](const char* p, const char* c) {
+    return n.carries_unchanged(*n.find(p), *n.find(c));
+  };
+  EXPECT_TRUE(fwd("o", "ln"));  // Conv -> LayerNorm, no heads: nn_dataflow's rules
+  EXPECT_TRUE(same("o", "ln"));
+  EXPECT_TRUE(fwd("qk", "sm"));  // 4 heads of 8 x (1 x 8) scores, read as they are
+  EXPECT_TRUE(same("qk", "sm"));
+  EXPECT_TRUE(fwd("sm", "av"));  // the probabilities are av's A
+  EXPECT_TRUE(same("sm", "av"));
+  EXPECT_FALSE(fwd("v", "av"));  // B is fetched as a filter, from DRAM
+  EXPECT_FALSE(fwd("k", "qk"));  // B again
+  // Reshapes between a Conv and a MatMul: on chip, in whole batch groups.
+  EXPECT_TRUE(fwd("q", "qk"));  // 16 channels read as 4 heads of 4
+  EXPECT_FALSE(same("q", "qk"));
+  EXPECT_TRUE(fwd("av", "o"));  // the heads back into the channels
+  EXPECT_FALSE(same("av", "o"));
+  // A reshape into a local-region layer, which follows its producer's channel groups.
   EXPECT_FALSE(fwd("qk", "sm2"));  // 1 x 8 positions read as 2 x 4
   // X x X^T: the producer would be A and B at once.
   NetworkBuilder g("gram", "test", {"", 16, {1, 8}});

@@ -1,7 +1,8 @@
 // Transformer layers in pipeline segments (docs/transformers.md §5.4): an operand carried
-// unchanged may stay on chip (scores into softmax, probabilities into attention x V as A); a
-// MatMul's B and a reshaped operand always go through DRAM, so their producer and consumer
-// are never in one segment.
+// unchanged may stay on chip (scores into softmax, probabilities into attention x V as A), and
+// so may a reshaped one between layers that pipeline as convolutions (Q into the scores,
+// attention x V into the output projection), in whole batch groups; a MatMul's B always goes
+// through DRAM, so its producer and consumer are never in one segment.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,16 +64,59 @@ TEST(TransformerSegments, ScoresAndProbabilitiesStayOnChip) {
   EXPECT_TRUE(f.segment({{"qk", "softmax", "av"}}).has_value());
 }
 
-TEST(TransformerSegments, BAndReshapesGoThroughDram) {
+TEST(TransformerSegments, BGoesThroughDram) {
   const Fixture f;
   EXPECT_FALSE(f.segment({{"k", "qk"}}).has_value());  // k is qk's B
   EXPECT_FALSE(f.segment({{"k"}, {"qk"}}).has_value());
   EXPECT_FALSE(f.segment({{"v", "av"}}).has_value());  // v is av's B
-  EXPECT_FALSE(f.segment({{"q", "qk"}}).has_value());  // 16 channels read as 2 heads of 8
-  EXPECT_FALSE(f.segment({{"q"}, {"qk"}}).has_value());
-  EXPECT_FALSE(f.segment({{"av", "proj"}}).has_value());  // the heads back into the channels
   // Layers of the CNN kinds keep nn_dataflow's rules.
   EXPECT_TRUE(f.segment({{"ff1", "gelu", "ff2"}}).has_value());
+}
+
+// Every constraint of `seg` hands the data from `from` to `to` over in whole batch groups:
+// the producer buffers all its ofmap channels (of the batch group), the consumer all its ifmap
+// channels. Returns the number of constraints checked.
+std::size_t expect_whole_batch_groups(const PipelineSegment& seg, SegIndex from, SegIndex to) {
+  const auto cs = seg.constraints(1e10);
+  for (const auto& c : cs) {
+    const auto& p = c.layers[static_cast<std::size_t>(from.sp)][static_cast<std::size_t>(from.tm)];
+    const auto& q = c.layers[static_cast<std::size_t>(to.sp)][static_cast<std::size_t>(to.tm)];
+    EXPECT_TRUE(p.fbofm);
+    EXPECT_EQ(p.topofm, 1);
+    EXPECT_TRUE(q.fbifm);
+    EXPECT_EQ(q.topifm, 1);
+    EXPECT_EQ(p.topbat, q.topbat);
+  }
+  return cs.size();
+}
+
+// A reshape between two layers that pipeline as convolutions (q's 16 channels read as 2 heads
+// of 8 by the scores; the heads of attention x V back into the output projection's channels)
+// stays on chip, but only in whole batch groups: the channel groups of the two sides do not
+// correspond (model::Network::forwards_on_chip).
+TEST(TransformerSegments, ReshapesStayOnChipInWholeBatchGroups) {
+  const Fixture f;
+  for (const auto& [p, c] : {std::pair{"q", "qk"}, std::pair{"av", "proj"}}) {
+    const auto temporal = f.segment({{p, c}});
+    ASSERT_TRUE(temporal.has_value()) << p;
+    const auto& t = temporal->allocation()[0];
+    EXPECT_EQ(t[0].dst_data_region, t[0].proc_region) << p;  // not written to DRAM
+    EXPECT_EQ(t[1].src_data_region, t[1].proc_region) << p;
+    EXPECT_GT(expect_whole_batch_groups(*temporal, {0, 0}, {0, 1}), 0u) << p;
+    const auto spatial = f.segment({{p}, {c}});
+    ASSERT_TRUE(spatial.has_value()) << p;
+    const auto& s = spatial->allocation();
+    EXPECT_EQ(s[1][0].src_data_region, s[0][0].proc_region) << p;
+    EXPECT_GT(expect_whole_batch_groups(*spatial, {0, 0}, {1, 0}), 0u) << p;
+  }
+  // The rule is not idle: an edge carried unchanged may hand over channel groups.
+  const auto unchanged = f.segment({{"ff1", "gelu"}, {"ff2"}});
+  ASSERT_TRUE(unchanged.has_value());
+  const auto cs = unchanged->constraints(1e10);
+  EXPECT_TRUE(std::any_of(cs.begin(), cs.end(), [](const SegmentConstraint& c) {
+    return !c.layers[0][1].fbofm && !c.layers[1][0].fbifm;
+  }));
+  EXPECT_TRUE(f.segment({{"q", "qk", "softmax", "av", "proj"}}).has_value());
 }
 
 TEST(TransformerSegments, TheTwoDimensionalTokenLayoutIsAReshape) {
@@ -169,15 +213,15 @@ std::vector<std::string> scheduling_order(const json& doc) {
   return out;
 }
 
-TEST(SchedulingOrder, VComesFirstAndKStaysWithSeveralHeads) {
-  // The scores' A (q, 8 channels read as 2 heads of 4) is a reshape, read from DRAM: k stays.
-  EXPECT_EQ(scheduling_order(attention(2)),
-            (std::vector<std::string>{"v", "q", "k", "qk", "sm", "av", "o"}));
-}
-
-TEST(SchedulingOrder, WithOneHeadQMayStayOnChipSoKMovesToo) {
-  EXPECT_EQ(scheduling_order(attention(1)),
-            (std::vector<std::string>{"v", "k", "q", "qk", "sm", "av", "o"}));
+TEST(SchedulingOrder, KAndVComeFirstWithAnyNumberOfHeads) {
+  // Q may stay on chip into the scores, read as heads or not (a reshape in whole batch
+  // groups, docs/transformers.md §5.4), and the probabilities into A x V: both B producers
+  // move before Q, v last, so that it may share a segment (and its input) with q.
+  for (int heads : {1, 2}) {
+    EXPECT_EQ(scheduling_order(attention(heads)),
+              (std::vector<std::string>{"k", "v", "q", "qk", "sm", "av", "o"}))
+        << heads;
+  }
 }
 
 TEST(SchedulingOrder, AProducerWithAnotherReaderKeepsItsPlace) {
@@ -188,27 +232,35 @@ TEST(SchedulingOrder, AProducerWithAnotherReaderKeepsItsPlace) {
                            {"sofm", {1, 4}},
                            {"nreg", 2},
                            {"prevs", {"v", "o"}}});
-  // nn_dataflow's order of the file as listed: v between the softmax and A x V.
+  // v stays where the file lists it, between the softmax and A x V; k moves.
   EXPECT_EQ(scheduling_order(doc),
-            (std::vector<std::string>{"q", "k", "qk", "sm", "v", "av", "o", "sum"}));
+            (std::vector<std::string>{"k", "q", "qk", "sm", "v", "av", "o", "sum"}));
 }
 
 TEST(SchedulingOrder, AProducerGoesRightAfterItsLastInputLayer) {
   json doc = attention(2);
-  // v now reads y, which the file lists after q: v can come no earlier than right after y.
+  // v now reads y, which the file lists after q: v can come no earlier than right after y
+  // (and the depth-first order visits y, which reads only the input, after q's successors).
   doc["layers"][2]["prevs"] = {"y"};
   doc["layers"].insert(doc["layers"].begin() + 1, proj("y", nullptr));
   EXPECT_EQ(scheduling_order(doc),
-            (std::vector<std::string>{"q", "y", "v", "k", "qk", "sm", "av", "o"}));
+            (std::vector<std::string>{"k", "q", "qk", "sm", "y", "v", "av", "o"}));
 }
 
-TEST(SchedulingOrder, ListedVFirstNothingMoves) {
+TEST(SchedulingOrder, TheOrderDoesNotDependOnHowTheProjectionsAreListed) {
   json doc = attention(2);
   auto& layers = doc["layers"];
-  json v = layers[2];
-  layers.erase(layers.begin() + 2);
-  layers.insert(layers.begin(), std::move(v));
+  json q = layers[0];
+  layers.erase(layers.begin());
+  layers.insert(layers.begin() + 2, std::move(q));  // k, v, q
   EXPECT_EQ(scheduling_order(doc), scheduling_order(attention(2)));
+  // Listed v, q, k (the zoo's files): k goes before v, whose MatMul comes later.
+  json zoo = attention(2);
+  auto& zl = zoo["layers"];
+  json v = zl[2];
+  zl.erase(zl.begin() + 2);
+  zl.insert(zl.begin(), std::move(v));
+  EXPECT_EQ(scheduling_order(zoo), scheduling_order(attention(2)));
 }
 
 }  // namespace

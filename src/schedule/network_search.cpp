@@ -133,6 +133,11 @@ class Searcher {
   }
   PairBound pair_bound(const PipelineSegment& seg, const SegmentConstraint& c,
                        const std::vector<NetworkScheme>& prev) const;
+  /// The same with the layer bounds of `seg`'s earlier constraints remembered in `bounds`.
+  PairBound pair_bound(SegmentBounds& bounds, const SegmentConstraint& c,
+                       const std::vector<NetworkScheme>& prev) const;
+  SegmentBounds segment_bounds(const PipelineSegment& seg,
+                               const std::vector<NetworkScheme>& prev) const;
   void report(const PipelineSegment& seg, const SegmentConstraint& c, std::size_t ci,
               const std::vector<NetworkScheme>& prev,
               const std::vector<NetworkScheme>& schemes) const;
@@ -465,7 +470,19 @@ std::vector<NetworkScheme> Searcher::within_overhead(std::vector<NetworkScheme> 
   return ok;
 }
 
+SegmentBounds Searcher::segment_bounds(const PipelineSegment& seg,
+                                       const std::vector<NetworkScheme>& prev) const {
+  const bool whole = !prev.empty() && prev.front().size() == 0 && seg.num_layers() == net_.size();
+  return SegmentBounds(seg, net_, batch_, opts_.costs, opts_.options, whole);
+}
+
 Searcher::PairBound Searcher::pair_bound(const PipelineSegment& seg, const SegmentConstraint& c,
+                                         const std::vector<NetworkScheme>& prev) const {
+  SegmentBounds bounds = segment_bounds(seg, prev);
+  return pair_bound(bounds, c, prev);
+}
+
+Searcher::PairBound Searcher::pair_bound(SegmentBounds& bounds, const SegmentConstraint& c,
                                          const std::vector<NetworkScheme>& prev) const {
   PairBound b;
   b.prefix_cost = std::numeric_limits<double>::infinity();
@@ -474,8 +491,7 @@ Searcher::PairBound Searcher::pair_bound(const PipelineSegment& seg, const Segme
     b.prefix_cost = std::min(b.prefix_cost, p.total_cost());
     b.prefix_time = std::min(b.prefix_time, p.total_time());
   }
-  const bool whole = !prev.empty() && prev.front().size() == 0 && seg.num_layers() == net_.size();
-  b.seg = segment_bound(seg, c, net_, batch_, opts_.costs, opts_.options, whole);
+  b.seg = bounds(c);
   b.total = extended_bound(b.prefix_cost, b.prefix_time, b.seg, opts_.costs);
   return b;
 }
@@ -521,8 +537,9 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
   for (std::size_t j = 0; j < segments.size(); ++j) {
     const auto& prev = prefix_of(*segments[j]);
     if (prev.empty()) continue;
+    SegmentBounds bounds = segment_bounds(*segments[j], prev);
     for (std::size_t ci = 0; ci < cstrs[j]->size(); ++ci) {
-      pairs.push_back({j, ci, pair_bound(*segments[j], (*cstrs[j])[ci], prev)});
+      pairs.push_back({j, ci, pair_bound(bounds, (*cstrs[j])[ci], prev)});
     }
   }
   // Most promising first; equal bounds keep the generation order.

@@ -2,6 +2,7 @@
 #include "schedule/segment_bound.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "pricing/cost_bound.hpp"
 #include "schedule/segment_filter.hpp"
@@ -12,26 +13,50 @@ SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& 
                            const model::Network& net, std::int64_t batch,
                            const model::UnitCosts& costs, const model::SearchOptions& options,
                            bool whole_network) {
-  SegmentBound b;
-  double dram_time = 0;
+  return SegmentBounds(seg, net, batch, costs, options, whole_network)(c);
+}
+
+SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& net,
+                             std::int64_t batch, const model::UnitCosts& costs,
+                             const model::SearchOptions& options, bool whole_network)
+    : seg_(seg), whole_network_(whole_network), layers_(seg.size()) {
   for (std::size_t sp = 0; sp < seg.size(); ++sp) {
     for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
-      pricing::LayerProblem p = segment_layer_problem(seg, sp, tm, net, batch);
-      p.constraint = layer_constraint(c.layers[sp][tm]);
-      p.costs = costs;
-      p.options = options;
-      const auto lb = pricing::layer_cost_bound(p);
+      LayerBounds l;
+      l.problem = segment_layer_problem(seg, sp, tm, net, batch);
+      l.problem.costs = costs;
+      l.problem.options = options;
+      layers_[sp].push_back(std::move(l));
+    }
+  }
+}
+
+SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) {
+  SegmentBound b;
+  double dram_time = 0;
+  for (std::size_t sp = 0; sp < seg_.size(); ++sp) {
+    for (std::size_t tm = 0; tm < seg_.layers()[sp].size(); ++tm) {
+      LayerBounds& l = layers_[sp][tm];
+      const SegmentLayerConstraint& lc = c.layers[sp][tm];
+      auto it =
+          std::find_if(l.seen.begin(), l.seen.end(), [&](const auto& e) { return e.first == lc; });
+      if (it == l.seen.end()) {
+        l.problem.constraint = layer_constraint(lc);
+        l.seen.emplace_back(lc, pricing::layer_cost_bound(l.problem));
+        it = std::prev(l.seen.end());
+      }
+      const pricing::LayerCostBound& lb = it->second;
       b.energy += lb.energy;
       b.layer_energy.push_back(lb.energy);
       dram_time += lb.dram_time;
       // SegmentTiming: the first spatial vertex starts at 0, so the critical time, and with it
       // the node time, is at least the finish of its last layer, itself at least that layer's
       // time.
-      if (sp == 0 && tm + 1 == seg.layers()[0].size()) b.time = lb.time;
+      if (sp == 0 && tm + 1 == seg_.layers()[0].size()) b.time = lb.time;
     }
   }
   // SegmentTiming::time = max(node time, Σ layers' DRAM time); not so for the critical time.
-  if (!whole_network) b.time = std::max(b.time, dram_time);
+  if (!whole_network_) b.time = std::max(b.time, dram_time);
   return b;
 }
 

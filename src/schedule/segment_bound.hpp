@@ -11,6 +11,8 @@
 #include "model/hardware.hpp"
 #include "model/network.hpp"
 #include "model/options.hpp"
+#include "pricing/cost_bound.hpp"
+#include "pricing/layer_problem.hpp"
 #include "schedule/pipeline_segment.hpp"
 
 namespace kapla::schedule {
@@ -31,6 +33,28 @@ SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& 
                            const model::Network& net, std::int64_t batch,
                            const model::UnitCosts& costs, const model::SearchOptions& options,
                            bool whole_network);
+
+/// segment_bound for the constraints of one segment, one after another: each layer's bound is
+/// computed once per distinct constraint of that layer. A segment's constraints are the
+/// combinations of a few symbols, and most layers read one or two of them, so a layer sees
+/// the same constraint under many (BERT-base s128 at cloud batch 64: 5.2 % of K's
+/// instructions were layer bounds). The same values as segment_bound; not thread-safe.
+class SegmentBounds {
+ public:
+  SegmentBounds(const PipelineSegment& seg, const model::Network& net, std::int64_t batch,
+                const model::UnitCosts& costs, const model::SearchOptions& options,
+                bool whole_network);
+  SegmentBound operator()(const SegmentConstraint& c);
+
+ private:
+  struct LayerBounds {
+    pricing::LayerProblem problem;  // without its constraint
+    std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
+  };
+  const PipelineSegment& seg_;
+  bool whole_network_;
+  std::vector<std::vector<LayerBounds>> layers_;  // [sp][tm]
+};
 
 /// The least (cost, time) a scheme can have that extends a prefix of at least
 /// (prefix_cost, prefix_time) by a segment bounded by `b`: NetworkScheme::total_cost is the

@@ -128,8 +128,9 @@ TEST(TransformerSegments, TheTwoDimensionalTokenLayoutIsAReshape) {
 }
 
 // Where each softmax stands in the scheduling order: right before the MatMul that reads its
-// probabilities as A, so that one segment may hold the scores, the softmax and attention x V.
-// Returns how many softmax layers were checked.
+// probabilities as A, so that one segment may hold the scores, the softmax and attention x V;
+// and every other MatMul's A that may stay on chip right before its MatMul. Returns how many
+// softmax layers were checked.
 int expect_softmax_right_before_its_matmul(const model::Network& net) {
   const auto order = build_sched_dag(net).ordered_layers();
   const auto at = [&](std::size_t l) {
@@ -144,6 +145,14 @@ int expect_softmax_right_before_its_matmul(const model::Network& net) {
     EXPECT_TRUE(net.layer(nexts[0]).is_matmul()) << net.name() << " " << net.layer_name(i);
     EXPECT_EQ(at(i) + 1, at(nexts[0])) << net.name() << " " << net.layer_name(i);
     ++checked;
+  }
+  // Every MatMul's A that may stay on chip (Q, read as heads, since reshaped operands may)
+  // comes right before it too.
+  for (std::size_t m = 0; m < net.size(); ++m) {
+    if (!net.layer(m).is_matmul()) continue;
+    const auto& a = net.prevs(m).front();
+    if (a.kind != model::LayerSource::Kind::Layer || !net.forwards_on_chip(a.index, m)) continue;
+    EXPECT_EQ(at(a.index) + 1, at(m)) << net.name() << " " << net.layer_name(m);
   }
   return checked;
 }

@@ -4,6 +4,7 @@
 #include "schedule/pipeline_constraints.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 #include <set>
@@ -432,23 +433,37 @@ std::vector<SegmentConstraint> enumerate_constraints(const SymbolicConstraints& 
     }
     return substitute(e, subs);
   };
-  auto as_int = [&](const ArgMap& a, Arg k) -> std::int64_t {
-    const auto it = a.find(k);
-    if (it == a.end()) return 0;
-    if (const auto v = evaluate(it->second, env)) return v->value;
-    const ExprPtr e = substituted(it->second);
+  // Each layer's arguments, looked up once (null where absent), not once per combination.
+  using LayerArgs = std::array<const ExprPtr*, 5>;
+  std::vector<std::vector<LayerArgs>> args(sc.args.size());
+  for (std::size_t sp = 0; sp < sc.args.size(); ++sp) {
+    for (const auto& a : sc.args[sp]) {
+      LayerArgs la{};
+      for (auto k : {Arg::Topbat, Arg::Topifm, Arg::Topofm, Arg::Fbifm, Arg::Fbofm}) {
+        const auto it = a.find(k);
+        la[static_cast<std::size_t>(k)] = it == a.end() ? nullptr : &it->second;
+      }
+      args[sp].push_back(la);
+    }
+  }
+  auto as_int = [&](const LayerArgs& a, Arg k) -> std::int64_t {
+    const ExprPtr* x = a[static_cast<std::size_t>(k)];
+    if (x == nullptr) return 0;
+    if (const auto v = evaluate(*x, env)) return v->value;
+    const ExprPtr e = substituted(*x);
     KAPLA_ASSERT(is_const(e), "pipeline constraints: unresolved symbol in a constraint");
     return e->kind == Expr::Kind::Bool ? (e->bval ? 1 : 0) : e->ival;
   };
-  auto is_truthy = [&](const ArgMap& a, Arg k) {
-    const auto it = a.find(k);
-    if (it == a.end()) return false;
-    if (const auto v = evaluate(it->second, env)) return v->value != 0;
-    return truthy(substituted(it->second));
+  auto is_truthy = [&](const LayerArgs& a, Arg k) {
+    const ExprPtr* x = a[static_cast<std::size_t>(k)];
+    if (x == nullptr) return false;
+    if (const auto v = evaluate(*x, env)) return v->value != 0;
+    return truthy(substituted(*x));
   };
   while (true) {
     subs.clear();
     SegmentConstraint c;
+    c.hints.reserve(syms.size());
     for (std::size_t i = 0; i < syms.size(); ++i) {
       const auto v = vals[i][pos[i]];
       env[static_cast<std::size_t>(syms[i])] =
@@ -459,8 +474,9 @@ std::vector<SegmentConstraint> enumerate_constraints(const SymbolicConstraints& 
     bool rejected = false;
     c.layers.resize(sc.args.size());
     for (std::size_t sp = 0; sp < sc.args.size(); ++sp) {
+      c.layers[sp].reserve(sc.args[sp].size());
       for (std::size_t tm = 0; tm < sc.args[sp].size(); ++tm) {
-        const auto& a = sc.args[sp][tm];
+        const LayerArgs& a = args[sp][tm];
         SegmentLayerConstraint lc;
         lc.topbat = as_int(a, Arg::Topbat);
         lc.fbifm = is_truthy(a, Arg::Fbifm);

@@ -228,9 +228,11 @@ std::optional<SymbolicConstraints> Builder::run() {
     for (std::size_t tm = 0; tm < layers_[sp].size(); ++tm) {
       const int itm = static_cast<int>(tm);
       const std::size_t l = layers_[sp][tm];
-      ArgMap* nsrc = nullptr;
+      ArgMap* nsrc = nullptr;  // the neighbour source's arguments, and its layer
+      std::size_t nsrc_layer = 0;
       if (const auto& nb = deps_.src[sp][tm].neighbour) {
         nsrc = &args[static_cast<std::size_t>(nb->sp)][static_cast<std::size_t>(nb->tm)];
+        nsrc_layer = layers_[static_cast<std::size_t>(nb->sp)][static_cast<std::size_t>(nb->tm)];
         const auto snapshot = crit_cands;
         for (const auto& cand : snapshot) {
           if (cand.back() == nb->sp) {
@@ -263,10 +265,7 @@ std::optional<SymbolicConstraints> Builder::run() {
           // Inter-spatial: forward fmap groups unless the source fully buffers its ofmaps. A
           // reshaped operand (other heads, other token layout; model::Network::forwards_on_chip)
           // has no channel groups in common with its source's: whole batch groups only.
-          const auto& nb = *deps_.src[sp][tm].neighbour;
-          const std::size_t src_layer =
-              layers_[static_cast<std::size_t>(nb.sp)][static_cast<std::size_t>(nb.tm)];
-          if (!with_opt_ || !net_.carries_unchanged(src_layer, l)) (*nsrc)[Arg::Fbofm] = true_e;
+          if (!with_opt_ || !net_.carries_unchanged(nsrc_layer, l)) (*nsrc)[Arg::Fbofm] = true_e;
           const ExprPtr s = get_or(*nsrc, Arg::Fbofm, false_e);
           curr[Arg::Fbifm] = make_eq(s, true);
           curr[Arg::Fbofm] = make_eq(s, false);

@@ -19,7 +19,7 @@ SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& 
 SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& net,
                              std::int64_t batch, const model::UnitCosts& costs,
                              const model::SearchOptions& options, bool whole_network)
-    : seg_(seg), whole_network_(whole_network), layers_(seg.size()) {
+    : whole_network_(whole_network), layers_(seg.size()) {
   for (std::size_t sp = 0; sp < seg.size(); ++sp) {
     for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
       LayerBounds l;
@@ -34,8 +34,8 @@ SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& n
 SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) {
   SegmentBound b;
   double dram_time = 0;
-  for (std::size_t sp = 0; sp < seg_.size(); ++sp) {
-    for (std::size_t tm = 0; tm < seg_.layers()[sp].size(); ++tm) {
+  for (std::size_t sp = 0; sp < layers_.size(); ++sp) {
+    for (std::size_t tm = 0; tm < layers_[sp].size(); ++tm) {
       LayerBounds& l = layers_[sp][tm];
       const SegmentLayerConstraint& lc = c.layers[sp][tm];
       auto it =
@@ -52,7 +52,7 @@ SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) {
       // SegmentTiming: the first spatial vertex starts at 0, so the critical time, and with it
       // the node time, is at least the finish of its last layer, itself at least that layer's
       // time.
-      if (sp == 0 && tm + 1 == seg_.layers()[0].size()) b.time = lb.time;
+      if (sp == 0 && tm + 1 == layers_[0].size()) b.time = lb.time;
     }
   }
   // SegmentTiming::time = max(node time, Σ layers' DRAM time); not so for the critical time.

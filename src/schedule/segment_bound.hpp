@@ -51,9 +51,8 @@ class SegmentBounds {
     pricing::LayerProblem problem;  // without its constraint
     std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
   };
-  const PipelineSegment& seg_;
   bool whole_network_;
-  std::vector<std::vector<LayerBounds>> layers_;  // [sp][tm]
+  std::vector<std::vector<LayerBounds>> layers_;  // [sp][tm], the segment's shape
 };
 
 /// The least (cost, time) a scheme can have that extends a prefix of at least

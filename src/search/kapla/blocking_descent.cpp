@@ -72,7 +72,6 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
   const NodeNest& n = nests.at(static_cast<std::size_t>(cur.nest_index));
   const auto cap = o.capacity(cur.part, cur.nest_index);
   const auto top = o.top_constraint();
-  const auto totals = data_totals(o.layer(), o.batch());
   PerLoopDim<std::vector<std::int64_t>> divs;
   for (auto l : all_values<LoopDim>())
     divs[l] = divisors(top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l]);
@@ -87,7 +86,7 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
         if (regf_occupancy(n, t2) > cap.regf_words) break;
         if (!regf_tile_fits(n, t2, cap)) continue;
         const auto c = fit_gbuf(o, cur.part, cur.nest_index, n, cap, t2, cur.blocking.bl_ords[0],
-                                cur.blocking.bl_ords[1], totals, sol.stats);
+                                cur.blocking.bl_ords[1], sol.stats);
         if (c) pick.consider(*c);
       }
     }

@@ -196,8 +196,8 @@ std::vector<CanonicalScheme> greedy_candidates(const LayerOracle& o,
   }
   std::vector<CanonicalScheme> out;
   for (auto pi : o.nearest_partitions(want)) {
-    auto c = fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, totals, stats,
-                              -1, reserve);
+    auto c = fit_on_partition(o, o.partitions()[pi], wn.repl_ifm, ord_gbuf, ord_regf, stats, -1,
+                              reserve);
     if (c) out.push_back(*c);
   }
   return out;

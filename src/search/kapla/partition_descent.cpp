@@ -67,7 +67,6 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
                             const SolverOptions& opt, const std::vector<OrderPair>& pairs,
                             LayerSolution& sol) {
   const auto& parts = o.partitions();
-  const auto totals = data_totals(o.layer(), o.batch());
   const auto repl = repl_of(o, *sol.scheme);
   // Groups in order of first appearance in B's list.
   std::vector<SizeKey> keys;
@@ -103,7 +102,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     best_of.reserve(keys.size());
     auto try_fit = [&](std::size_t g, int ni, std::size_t j) {
       best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0],
-                                           pairs[j][1], totals, fit_stats, ni));
+                                           pairs[j][1], fit_stats, ni));
     };
     std::vector<NestList> nests_of(keys.size());
     std::optional<Score> lead_canonical;
@@ -174,7 +173,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     const int ni = priced[r].scheme.nest_index;
     for (auto pi : members[priced[r].group])
       for (const auto& pr : pairs)
-        best.consider(fit_on_partition(o, parts[pi], repl, pr[0], pr[1], totals, sol.stats, ni));
+        best.consider(fit_on_partition(o, parts[pi], repl, pr[0], pr[1], sol.stats, ni));
   }
   best.improve(sol);
 }
@@ -182,7 +181,6 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
 void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const SolverOptions& opt,
                        const std::vector<OrderPair>& pairs, LayerSolution& sol) {
   const auto& parts = o.partitions();
-  const auto totals = data_totals(o.layer(), o.batch());
   const PhyDim2 nodes = o.node_dims();
   double max_prime = 2;
   for (auto n : {nodes.h, nodes.w})
@@ -205,10 +203,10 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
           o, opt, nullptr,
           bounded_picks_on(opt) ? nth_best(near_scores, placed, opt.goal) : std::nullopt, &pricer);
       nb.consider(fit_on_partition(o, p, repl, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1],
-                                   totals, sol.stats));
+                                   sol.stats));
       for (std::size_t j = 0;
            j < pairs.size() && j < static_cast<std::size_t>(opt.refine.screen_pairs); ++j)
-        nb.consider(fit_on_partition(o, p, repl, pairs[j][0], pairs[j][1], totals, sol.stats));
+        nb.consider(fit_on_partition(o, p, repl, pairs[j][0], pairs[j][1], sol.stats));
       if (nb.scheme()) {
         near.emplace_back(nb.score(), *nb.scheme());
         near_scores.push_back(nb.score());
@@ -226,14 +224,13 @@ void descend_partition(const LayerOracle& o, const OnChipPricer& pricer, const S
 }
 
 void sweep_nests_and_orders(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
-  const auto totals = data_totals(o.layer(), o.batch());
   const CanonicalScheme cur = *sol.scheme;
   const int num_nests = static_cast<int>(o.nests(cur.part)->size());
   BestCandidate best(o, opt, &sol.stats, sol.score);
   for (int ni = 0; ni < num_nests; ++ni)
     for (const auto& og : loop_orders())
       for (const auto& orr : loop_orders())
-        best.consider(fit_on_partition(o, cur.part, 1, og, orr, totals, sol.stats, ni));
+        best.consider(fit_on_partition(o, cur.part, 1, og, orr, sol.stats, ni));
   best.improve(sol);
 }
 

@@ -19,6 +19,17 @@ DataTotals data_totals(const model::Layer& layer, std::int64_t batch) {
   return t;
 }
 
+DataTotals node_data_totals(const NodeNest& n) {
+  DataTotals t{};
+  for (auto d : all_values<DataCategory>()) {
+    double words = static_cast<double>(n.usize_gbuf[d]);
+    for (auto l : all_values<LoopDim>())
+      if (n.data_loops[d].contains(l)) words *= static_cast<double>(n.loopcnt[l]);
+    t[d] = words;
+  }
+  return t;
+}
+
 // Index of the nest whose input-channel replication is the largest not above `want_ifm`
 // (first such in the map strategy's order), else 0.
 int pick_nest(const std::vector<NodeNest>& nests, std::int64_t want_ifm) {
@@ -132,8 +143,7 @@ namespace {
 // the cost model's capacities and the constraint, and how the fit ended.
 FitMemo::Entry fit_nest(const LayerOracle& o, const mapping::PartitionScheme& part, int ni,
                         const NodeNest& n, const PerLoopDim<int>& ord_gbuf,
-                        const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-                        bool reserve_top) {
+                        const PerLoopDim<int>& ord_regf, bool reserve_top) {
   using Outcome = FitMemo::Outcome;
   const auto top = o.top_constraint();
   const auto cap = o.capacity(part, ni);
@@ -145,7 +155,7 @@ FitMemo::Entry fit_nest(const LayerOracle& o, const mapping::PartitionScheme& pa
   // A REGF tile fits if the GBUF fill can start from it (GBUF tile = REGF tile): which
   // categories GBUF must hold depends on the whole blocking, so check that one.
   const auto t2 = fill_tensor(
-      {{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, totals,
+      {{1, 1, 1}}, inner, ord_regf, n.data_loops, n.rw_data, node_data_totals(n),
       [&](const PerLoopDim<std::int64_t>& t) {
         return fits_tiles(n, {{1, 1, 1}}, t, cap, [&] {
           return blocking_of(n, {{1, 1, 1}}, t, ord_gbuf, ord_regf);
@@ -154,7 +164,7 @@ FitMemo::Entry fit_nest(const LayerOracle& o, const mapping::PartitionScheme& pa
       fits_tiles_order(cap));
   if (!t2) return {std::nullopt, Outcome::CapacityFail};
   SolveStats gbuf_stats;
-  auto c = fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, totals, gbuf_stats, reserve_top);
+  auto c = fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, gbuf_stats, reserve_top);
   if (c) return {std::move(c), Outcome::Fit};
   return {std::nullopt, gbuf_stats.capacity_fail > 0 ? Outcome::CapacityFail : Outcome::NoGbufFill};
 }
@@ -162,16 +172,18 @@ FitMemo::Entry fit_nest(const LayerOracle& o, const mapping::PartitionScheme& pa
 }  // namespace
 
 // The nest with the chosen PE replication, then fit_nest, remembered where the oracle offers.
-std::optional<CanonicalScheme> fit_on_partition(
-    const LayerOracle& o, const mapping::PartitionScheme& part, std::int64_t repl_ifm,
-    const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-    SolveStats& stats, int forced_nest, bool reserve_top) {
+std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o,
+                                                const mapping::PartitionScheme& part,
+                                                std::int64_t repl_ifm,
+                                                const PerLoopDim<int>& ord_gbuf,
+                                                const PerLoopDim<int>& ord_regf, SolveStats& stats,
+                                                int forced_nest, bool reserve_top) {
   const auto nests_ref = o.nests(part);
   const auto& nests = *nests_ref;
   if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
   const int ni = forced_nest >= 0 ? forced_nest : pick_nest(nests, repl_ifm);
   const NodeNest& n = nests[static_cast<std::size_t>(ni)];
-  auto fit = [&] { return fit_nest(o, part, ni, n, ord_gbuf, ord_regf, totals, reserve_top); };
+  auto fit = [&] { return fit_nest(o, part, ni, n, ord_gbuf, ord_regf, reserve_top); };
   const FitMemo* memo = o.fit_memo();
   const auto pi = memo != nullptr ? element_index(o.partitions(), part) : std::nullopt;
   auto e =
@@ -187,8 +199,8 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
                                         int nest_index, const NodeNest& n, const Capacity& cap,
                                         const PerLoopDim<std::int64_t>& t2v,
                                         const PerLoopDim<int>& ord_gbuf,
-                                        const PerLoopDim<int>& ord_regf, const DataTotals& totals,
-                                        SolveStats& stats, bool reserve_top) {
+                                        const PerLoopDim<int>& ord_regf, SolveStats& stats,
+                                        bool reserve_top) {
   const auto top = o.top_constraint();
   const auto g = gbuf_fill(n, top, t2v, reserve_top);
   if (!g) return std::nullopt;
@@ -201,7 +213,7 @@ std::optional<CanonicalScheme> fit_gbuf(const LayerOracle& o, const mapping::Par
   // orders decide which categories it reuses, and those that may bypass and are not reused
   // take no GBUF space (nn_dataflow §7.4 step 6).
   const auto t1 = fill_tensor(
-      g->start, g->remaining, ord_gbuf, n.data_loops, n.rw_data, totals,
+      g->start, g->remaining, ord_gbuf, n.data_loops, n.rw_data, node_data_totals(n),
       [&](const PerLoopDim<std::int64_t>& t) {
         return gbuf_tiles_fit(n, t, t2v, cap,
                               [&] { return blocking_of(n, t, t2v, ord_gbuf, ord_regf); });

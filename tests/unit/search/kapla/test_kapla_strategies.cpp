@@ -24,6 +24,7 @@
 #include "search/kapla/layout_free_memo.hpp"
 #include "search/kapla/memo_oracle.hpp"
 #include "search/kapla/partition_descent.hpp"
+#include "search/kapla/solver_steps.hpp"
 #include "search/kapla_solver.hpp"
 
 namespace kapla::search {
@@ -171,6 +172,51 @@ TEST(KaplaStrategies, BypassSeedsReachTheSchemesBFindsByBypassing) {
   ASSERT_EQ(b.size(), 1u);
   EXPECT_DOUBLE_EQ(b[0].cost, 0.7507307108960537);
   EXPECT_LE(k[0].cost, b[0].cost);
+}
+
+// ViT-B/16's second FFN layer (1x1, 3072 -> 768 channels, 14 x 14 tokens, batch 1) on the
+// cloud hardware with the inference options. S's optimum (`kapla schedule --strategy S` on the
+// layer alone: 0.00136885 J) is on INPP 4x16 x OUTP 4x1 with the 14-fold row-stationary nest,
+// REGF tile 6 x 2 x 2 (IFM, OFM, BAT) and GBUF>REGF trips 1, 12, 7. There an INPP node holds the
+// partial sums of all its 192 output channels (37632 words) against 9216 filter words, while the
+// layer as a whole has 15 times more filters than ofmaps. K's fills once weighed refetches by
+// the layer's totals, so the REGF fill kept the filters (BAT 14 in REGF, IFM 1: 2.6x S's price);
+// weighed by the node's own data (node_data_totals) the fill lands on S's blocking.
+TEST(KaplaStrategies, FitsWeighTheDataOneNodeHolds) {
+  const auto hw = test::paper_cloud_hardware();
+  const auto layer = model::make_conv(3072, 768, {14, 14}, {1, 1});
+  auto opts = model::kapla_option_preset("inference");
+  opts.rs_fold_variants = true;  // K's default
+  auto p = problem(layer, 1, hw, opts);
+  p.resource.no_time_mux = true;  // a one-layer network is one segment: filters are pinned
+  const kapla::CostOracle o(p);
+  const PerLoopDim<int> ord_gbuf{{0, 1, 2}};  // DRAM>GBUF: IFM innermost
+  const PerLoopDim<int> ord_regf{{2, 0, 1}};  // GBUF>REGF: OFM innermost, then BAT
+  int fitted = 0;
+  for (const auto& part : o.partitions()) {
+    if (part.pdims[ParallelDim::Inpp] != PhyDim2{4, 16} ||
+        part.pdims[ParallelDim::Outp] != PhyDim2{4, 1})
+      continue;
+    const auto nests = o.nests(part);
+    for (std::size_t ni = 0; ni < nests->size(); ++ni) {
+      const auto& n = (*nests)[ni];
+      if (n.loopcnt != PerLoopDim<std::int64_t>{{6, 24, 14}}) continue;
+      // The node's data: 48 x 192 filter words, 48 x 196 ifmap and 192 x 196 ofmap words.
+      EXPECT_EQ(kapla::detail::node_data_totals(n), (kapla::DataTotals{{9216, 9408, 37632}}));
+      kapla::SolveStats stats;
+      const auto c = kapla::detail::fit_on_partition(o, part, 1, ord_gbuf, ord_regf, stats,
+                                                     static_cast<int>(ni));
+      ASSERT_TRUE(c.has_value());
+      EXPECT_EQ(c->blocking.bl_ts[2], (PerLoopDim<std::int64_t>{{6, 2, 2}}));
+      EXPECT_EQ(c->blocking.bl_ts[1], (PerLoopDim<std::int64_t>{{1, 12, 7}}));
+      ++fitted;
+    }
+  }
+  EXPECT_EQ(fitted, 2);  // two placements of the partition, one such nest each
+  const auto k = KaplaSolver().search(p, {});
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_DOUBLE_EQ(k[0].cost,
+                   0.0015542948519886872);  // 0.0017357820079259673 with the layer's totals
 }
 
 TEST(KaplaStrategies, ReportedCostIsTheModelsCostOfTheScheme) {

@@ -21,12 +21,8 @@ DataTotals data_totals(const model::Layer& layer, std::int64_t batch) {
 
 DataTotals node_data_totals(const NodeNest& n) {
   DataTotals t{};
-  for (auto d : all_values<DataCategory>()) {
-    double words = static_cast<double>(n.usize_gbuf[d]);
-    for (auto l : all_values<LoopDim>())
-      if (n.data_loops[d].contains(l)) words *= static_cast<double>(n.loopcnt[l]);
-    t[d] = words;
-  }
+  for (auto d : all_values<DataCategory>())
+    t[d] = static_cast<double>(data_factor(n, n.loopcnt, d) * n.usize_gbuf[d]);
   return t;
 }
 

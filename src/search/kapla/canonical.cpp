@@ -11,6 +11,29 @@ std::array<PerLoopDim<int>, 6> loop_orders() {
            PerLoopDim<int>{{1, 2, 0}}, PerLoopDim<int>{{2, 0, 1}}, PerLoopDim<int>{{2, 1, 0}}}};
 }
 
+PerLoopDim<int> canonical_order(const PerLoopDim<std::int64_t>& trips, const PerLoopDim<int>& ord) {
+  int nontrivial = 0;
+  for (auto l : all_values<LoopDim>()) nontrivial += trips[l] > 1 ? 1 : 0;
+  PerLoopDim<int> out{};
+  int next = nontrivial;
+  for (auto l : all_values<LoopDim>()) {
+    if (trips[l] > 1) {
+      int inside = 0;  // non-trivial loops inside l
+      for (auto m : all_values<LoopDim>()) inside += trips[m] > 1 && ord[m] < ord[l] ? 1 : 0;
+      out[l] = inside;
+    } else {
+      out[l] = next++;
+    }
+  }
+  return out;
+}
+
+CanonicalScheme without_trivial_orders(CanonicalScheme c) {
+  for (std::size_t lv = 0; lv < c.blocking.bl_ords.size(); ++lv)
+    c.blocking.bl_ords[lv] = canonical_order(c.blocking.bl_ts[lv], c.blocking.bl_ords[lv]);
+  return c;
+}
+
 bool regf_tile_fits(const NodeNest& n, const PerLoopDim<std::int64_t>& t2, const Capacity& cap) {
   return regf_occupancy(n, t2) <= cap.regf_words &&
          gbuf_occupancy(n, t2, cap.gbuf_share, cap.always_in_gbuf) <= cap.gbuf_words;

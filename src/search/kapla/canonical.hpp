@@ -78,6 +78,12 @@ std::array<PerLoopDim<int>, 6> loop_orders();
 // The occupancies and fits_tiles are inline: the greedy's fills ask for ~10^8 tiles per
 // network, and a call per category costs more than the arithmetic.
 
+/// `ord` with the loops of trip count 1 placed outside the others (in enum order) and the
+/// others kept in their relative order: orders equal so give one schedule at that level.
+PerLoopDim<int> canonical_order(const PerLoopDim<std::int64_t>& trips, const PerLoopDim<int>& ord);
+/// `c` with each level's order in canonical_order's form: schemes equal so are one schedule.
+CanonicalScheme without_trivial_orders(CanonicalScheme c);
+
 /// Product of the factors of d's loops in `t`.
 inline std::int64_t data_factor(const NodeNest& n, const PerLoopDim<std::int64_t>& t,
                                 DataCategory d) {

@@ -30,14 +30,41 @@ using detail::pick_nest;
 namespace {
 constexpr std::size_t kGuidePairs = 4;  // the greedy's best order pairs guide steps 7a-7b
 
-// Steps 7a-7c (docs/kapla.md §4) from the greedy's per-pair bests `best`: the size screen,
-// partition descents from its pick and the greedy's best distinct partitions, then every nest
-// x order pair on the winner. Sequential; `out` holds the greedy's best on entry.
-void refine_partition(const MemoOracle& o, const SolverOptions& opt,
-                      const std::vector<std::optional<CanonicalScheme>>& best,
-                      const std::vector<Score>& best_score, LayerSolution& out) {
+// The best kGuidePairs pairs of `ranked` (the greedy's pairs, best first) whose greedy bests
+// differ as schedules.
+std::vector<std::size_t> distinct_guides(const std::vector<std::optional<CanonicalScheme>>& best,
+                                         const std::vector<std::size_t>& ranked) {
+  std::vector<std::size_t> out;
+  std::vector<CanonicalScheme> seen;
+  for (auto k : ranked) {
+    if (out.size() >= kGuidePairs) break;
+    const auto c = without_trivial_orders(*best[k]);
+    if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+    seen.push_back(c);
+    out.push_back(k);
+  }
+  return out;
+}
+
+// Whether `guides` are the first `n` of `ranked` (then a second screen would repeat the first).
+bool same_guides(const std::vector<std::size_t>& guides, const std::vector<std::size_t>& ranked,
+                 std::size_t n) {
+  const std::size_t m = std::min(n, ranked.size());
+  return guides.size() == m && std::equal(guides.begin(), guides.end(), ranked.begin());
+}
+
+// Steps 7a-7b (docs/kapla.md §4) from the greedy's per-pair bests `best`: the size screen and
+// partition descents from its pick and the greedy's best distinct partitions, guided by the
+// greedy's best pairs; then, where those pairs are one schedule twice, again with pairs of
+// distinct greedy bests. Returns each run's pick (one or two; `out`'s scheme if nothing
+// moved), for steps 7c-9 to finish. Sequential; `out` holds the greedy's best on entry and
+// gets the counts.
+std::vector<LayerSolution> refine_partition(const MemoOracle& o, const SolverOptions& opt,
+                                            const std::vector<std::optional<CanonicalScheme>>& best,
+                                            const std::vector<Score>& best_score,
+                                            LayerSolution& out) {
   const auto& ref = opt.refine;
-  if (ref.refine_steps <= 0 && !ref.size_screen && ref.partition_starts <= 0) return;
+  if (ref.refine_steps <= 0 && !ref.size_screen && ref.partition_starts <= 0) return {out};
   const auto orders = loop_orders();
   const std::size_t num_pairs = best.size();
   // The best few order pairs of the greedy (by score, pair order on ties) guide the partition
@@ -52,34 +79,52 @@ void refine_partition(const MemoOracle& o, const SolverOptions& opt,
   std::vector<detail::OrderPair> pairs;
   for (std::size_t j = 0; j < idx.size() && pairs.size() < kGuidePairs; ++j)
     pairs.push_back({orders[idx[j] / 6], orders[idx[j] % 6]});
-  std::vector<LayerSolution> starts;
-  if (ref.size_screen) {
-    LayerSolution run = out;
-    detail::screen_partition_sizes(o, o, opt, pairs, run);
-    out.stats = run.stats;
-    starts.push_back(run);
+  auto guided_by = [&](const std::vector<detail::OrderPair>& guides, bool greedy_starts) {
+    LayerSolution top = out;
+    std::vector<LayerSolution> starts;
+    if (ref.size_screen) {
+      LayerSolution run = out;
+      detail::screen_partition_sizes(o, o, opt, guides, run);
+      out.stats = run.stats;
+      starts.push_back(run);
+    }
+    for (auto k : idx) {
+      if (!greedy_starts) break;
+      if (starts.size() >=
+          static_cast<std::size_t>(ref.partition_starts) + (ref.size_screen ? 1 : 0))
+        break;
+      bool seen = false;
+      for (const auto& s0 : starts) seen = seen || s0.scheme->part == best[k]->part;
+      if (seen) continue;
+      LayerSolution run = out;
+      run.scheme = best[k];
+      run.score = best_score[k];
+      starts.push_back(run);
+    }
+    for (auto& run : starts) {
+      run.stats = out.stats;
+      detail::descend_partition(o, o, opt, guides, run);
+      out.stats = run.stats;
+      if (better(run.score, top.score, opt.goal)) top.scheme = run.scheme, top.score = run.score;
+    }
+    return top;
+  };
+  std::vector<LayerSolution> picks{guided_by(pairs, true)};
+  // The best pairs often differ only in the order of loops that are trivial at that level
+  // (one schedule, so one guide); their greedy bests then agree, and the screen sees one
+  // order pair. A second screen with guides whose greedy bests differ gives it the variety
+  // (docs/kapla.md §4, "Guides with variety"); separate, so its candidates do not crowd the
+  // first screen's full-priced few, and finished apart: a better pick here may end worse.
+  const auto variety = distinct_guides(best, idx);
+  if (variety.size() > 1 && !same_guides(variety, idx, kGuidePairs)) {
+    std::vector<detail::OrderPair> guides;
+    for (auto k : variety) guides.push_back({orders[k / 6], orders[k % 6]});
+    auto pick = guided_by(guides, false);
+    // On the first pick's partition, step 7c fits every nest and order pair for both picks;
+    // finishing both there gave the same totals on 20 configurations (docs/kapla.md §4).
+    if (pick.scheme->part != picks[0].scheme->part) picks.push_back(std::move(pick));
   }
-  for (auto k : idx) {
-    if (starts.size() >= static_cast<std::size_t>(ref.partition_starts) + (ref.size_screen ? 1 : 0))
-      break;
-    bool seen = false;
-    for (const auto& s0 : starts) seen = seen || s0.scheme->part == best[k]->part;
-    if (seen) continue;
-    LayerSolution run = out;
-    run.scheme = best[k];
-    run.score = best_score[k];
-    starts.push_back(run);
-  }
-  LayerSolution top = out;
-  for (auto& run : starts) {
-    run.stats = out.stats;
-    detail::descend_partition(o, o, opt, pairs, run);
-    out.stats = run.stats;
-    if (better(run.score, top.score, opt.goal)) top.scheme = run.scheme, top.score = run.score;
-  }
-  out.scheme = top.scheme;
-  out.score = top.score;
-  detail::sweep_nests_and_orders(o, opt, out);
+  return picks;
 }
 
 // The next best valid schemes the search priced (LayerSolution::runners_up): up to
@@ -272,12 +317,25 @@ LayerSolution solve_greedy(const MemoOracle& o, const SolverOptions& opt) {
     g = greedy_pass(o, opt, TopFactors::Reserved, out);
     out.stats.reserved_retry = true;
   }
-  if (out.scheme) refine_partition(o, opt, g.best, g.best_score, out);
-  if (out.scheme && opt.refine.regf_beam) detail::refit_regf(o, opt, out);
-  if (out.scheme && opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, out);
-  if (out.scheme && opt.refine.blocking_steps > 0 && o.remainders())
-    detail::descend_remainders(o, opt, out);
-  return out;
+  if (!out.scheme) return out;
+  const bool refine =
+      opt.refine.refine_steps > 0 || opt.refine.size_screen || opt.refine.partition_starts > 0;
+  // Steps 7c-9 on each pick of the partition steps; the first pick wins ties.
+  LayerSolution done = out;
+  bool first = true;
+  for (auto& run : refine_partition(o, opt, g.best, g.best_score, out)) {
+    run.stats = out.stats;
+    if (refine) detail::sweep_nests_and_orders(o, opt, run);
+    if (opt.refine.regf_beam) detail::refit_regf(o, opt, run);
+    if (opt.refine.blocking_steps > 0) detail::descend_blocking(o, opt, run);
+    if (opt.refine.blocking_steps > 0 && o.remainders()) detail::descend_remainders(o, opt, run);
+    out.stats = run.stats;
+    if (first || better(run.score, done.score, opt.goal))
+      done.scheme = run.scheme, done.score = run.score;
+    first = false;
+  }
+  done.stats = out.stats;
+  return done;
 }
 
 bool may_bypass(const LayerOracle& o) {

@@ -215,8 +215,9 @@ TEST(KaplaStrategies, FitsWeighTheDataOneNodeHolds) {
   EXPECT_EQ(fitted, 2);  // two placements of the partition, one such nest each
   const auto k = KaplaSolver().search(p, {});
   ASSERT_EQ(k.size(), 1u);
-  EXPECT_DOUBLE_EQ(k[0].cost,
-                   0.0015542948519886872);  // 0.0017357820079259673 with the layer's totals
+  // 0.0015542948519886872 without the second screen guided by distinct greedy bests,
+  // 0.0017357820079259673 with the layer's totals as well.
+  EXPECT_DOUBLE_EQ(k[0].cost, 0.0014551648027394074);
 }
 
 TEST(KaplaStrategies, ReportedCostIsTheModelsCostOfTheScheme) {

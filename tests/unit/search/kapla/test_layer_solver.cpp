@@ -107,6 +107,31 @@ TEST(Exhaustive, CanonicalOrderSkipsOnlyEquivalentOrders) {
   EXPECT_EQ(n, 6);
 }
 
+// K's guides with variety (docs/kapla.md §4) tell greedy bests apart up to the order of trip
+// count 1 loops: canonical_order maps every order to the one canonical order of its class,
+// keeps the non-trivial loops' relative order, and is the identity on canonical orders.
+TEST(LayerSolver, CanonicalOrderIsTheCanonicalOrderOfItsClass) {
+  for (std::int64_t a : {1, 2})
+    for (std::int64_t b : {1, 3})
+      for (std::int64_t c : {1, 4}) {
+        const PerLoopDim<std::int64_t> t{{a, b, c}};
+        for (const auto& ord : loop_orders()) {
+          const auto canon = canonical_order(t, ord);
+          EXPECT_TRUE(is_canonical_order(t, canon)) << a << b << c;
+          EXPECT_EQ(canon == ord, is_canonical_order(t, ord)) << a << b << c;
+          for (auto l : all_values<LoopDim>()) {
+            for (auto m : all_values<LoopDim>()) {
+              if (t[l] > 1 && t[m] > 1) {
+                EXPECT_EQ(canon[l] < canon[m], ord[l] < ord[m]) << a << b << c;
+              }
+            }
+          }
+        }
+      }
+  // IFM outermost, OFM trivial: BAT, then IFM, then OFM.
+  EXPECT_EQ(canonical_order({{5, 1, 2}}, {{2, 0, 1}}), (PerLoopDim<int>{{1, 2, 0}}));
+}
+
 TEST(Exhaustive, SameAnswerOnOneAndTwoThreads) {
   const FakeOracle o(model::make_conv(12, 16, {4, 4}, {3, 3}), 4, {2, 2}, 32, 1000);
   const auto a = search_exhaustive(o, {model::Goal::Energy, 1});

@@ -81,6 +81,11 @@ std::array<PerLoopDim<int>, 6> loop_orders();
 /// `ord` with the loops of trip count 1 placed outside the others (in enum order) and the
 /// others kept in their relative order: orders equal so give one schedule at that level.
 PerLoopDim<int> canonical_order(const PerLoopDim<std::int64_t>& trips, const PerLoopDim<int>& ord);
+/// Whether `ord` is its class's canonical order (the trivial loops outermost in LoopDim order);
+/// S enumerates only those, as the others give the same schedules.
+inline bool is_canonical_order(const PerLoopDim<std::int64_t>& trips, const PerLoopDim<int>& ord) {
+  return canonical_order(trips, ord) == ord;
+}
 /// `c` with each level's order in canonical_order's form: schemes equal so are one schedule.
 CanonicalScheme without_trivial_orders(CanonicalScheme c);
 

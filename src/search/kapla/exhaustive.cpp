@@ -17,20 +17,6 @@
 
 namespace kapla::search::kapla {
 
-bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>& ord) {
-  int num_nontrivial = 0;
-  for (auto l : all_values<LoopDim>()) num_nontrivial += t[l] > 1 ? 1 : 0;
-  int next = num_nontrivial;  // trivial loops take positions num_nontrivial.. in enum order
-  for (auto l : all_values<LoopDim>()) {
-    if (t[l] > 1) {
-      if (ord[l] >= num_nontrivial) return false;
-    } else {
-      if (ord[l] != next++) return false;
-    }
-  }
-  return true;
-}
-
 namespace {
 
 // Factorizations of `cnt` into (top, gbuf, regf) whose top matches the constraint, as flat

@@ -28,10 +28,6 @@ struct ExhaustiveResult {
   std::int64_t fit_fail = 0;   // blockings rejected by the fast capacity check
 };
 
-/// Whether an order places this level's trivial loops (factor 1) outermost in LoopDim order;
-/// other orders are equivalent to one that does.
-bool is_canonical_order(const PerLoopDim<std::int64_t>& t, const PerLoopDim<int>& ord);
-
 /// Calls `visit` on every scheme the exhaustive search prices on partition `part`, in its
 /// order (not on top levels the cost model rejects for their order, which the pipeline
 /// constraint forbids, or for fetching on-chip data more than once); returns how many

@@ -30,6 +30,11 @@ using detail::pick_nest;
 namespace {
 constexpr std::size_t kGuidePairs = 4;  // the greedy's best order pairs guide steps 7a-7b
 
+// Whether any of the partition steps 7a-7c run (Refinement::paper() turns them off).
+bool partition_steps_on(const Refinement& ref) {
+  return ref.refine_steps > 0 || ref.size_screen || ref.partition_starts > 0;
+}
+
 // The best kGuidePairs pairs of `ranked` (the greedy's pairs, best first) whose greedy bests
 // differ as schedules.
 std::vector<std::size_t> distinct_guides(const std::vector<std::optional<CanonicalScheme>>& best,
@@ -64,7 +69,7 @@ std::vector<LayerSolution> refine_partition(const MemoOracle& o, const SolverOpt
                                             const std::vector<Score>& best_score,
                                             LayerSolution& out) {
   const auto& ref = opt.refine;
-  if (ref.refine_steps <= 0 && !ref.size_screen && ref.partition_starts <= 0) return {out};
+  if (!partition_steps_on(ref)) return {out};
   const auto orders = loop_orders();
   const std::size_t num_pairs = best.size();
   // The best few order pairs of the greedy (by score, pair order on ties) guide the partition
@@ -88,11 +93,10 @@ std::vector<LayerSolution> refine_partition(const MemoOracle& o, const SolverOpt
       out.stats = run.stats;
       starts.push_back(run);
     }
+    const std::size_t num_starts =
+        (greedy_starts ? static_cast<std::size_t>(ref.partition_starts) : 0) + starts.size();
     for (auto k : idx) {
-      if (!greedy_starts) break;
-      if (starts.size() >=
-          static_cast<std::size_t>(ref.partition_starts) + (ref.size_screen ? 1 : 0))
-        break;
+      if (starts.size() >= num_starts) break;
       bool seen = false;
       for (const auto& s0 : starts) seen = seen || s0.scheme->part == best[k]->part;
       if (seen) continue;
@@ -318,8 +322,7 @@ LayerSolution solve_greedy(const MemoOracle& o, const SolverOptions& opt) {
     out.stats.reserved_retry = true;
   }
   if (!out.scheme) return out;
-  const bool refine =
-      opt.refine.refine_steps > 0 || opt.refine.size_screen || opt.refine.partition_starts > 0;
+  const bool refine = partition_steps_on(opt.refine);
   // Steps 7c-9 on each pick of the partition steps; the first pick wins ties.
   LayerSolution done = out;
   bool first = true;

@@ -63,6 +63,22 @@ LayoutFreeMemo::Screens::Key screen_key(const LayerOracle& o, const SolverOption
 
 }  // namespace
 
+std::vector<OrderPair> covering_pairs(const std::vector<OrderPair>& pairs, std::size_t n) {
+  std::vector<OrderPair> out(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(n));
+  if (out.empty()) return out;
+  for (auto d : all_values<LoopDim>()) {
+    const bool inner = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
+                                   [&](const OrderPair& p) { return p[1][d] == 0; });
+    if (inner) continue;
+    OrderPair q = out.front();
+    for (auto e : all_values<LoopDim>())
+      if (q[1][e] < out.front()[1][d]) ++q[1][e];
+    q[1][d] = 0;
+    out.push_back(q);
+  }
+  return out;
+}
+
 void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
                             const SolverOptions& opt, const std::vector<OrderPair>& pairs,
                             LayerSolution& sol) {
@@ -83,6 +99,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   }
   const std::size_t npairs =
       std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
+  const auto cover = covering_pairs(pairs, npairs);
   // (1) Every group's representative, priced on chip (no NoC placement); remembered for the
   // other searches of the layer where the oracle offers (layout_free_memo.hpp).
   using Ranked = LayoutFreeMemo::Ranked;
@@ -101,8 +118,8 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     std::vector<BestCandidate> best_of;  // per group, by the on-chip price
     best_of.reserve(keys.size());
     auto try_fit = [&](std::size_t g, int ni, std::size_t j) {
-      best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, pairs[j][0],
-                                           pairs[j][1], fit_stats, ni));
+      best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, cover[j][0],
+                                           cover[j][1], fit_stats, ni));
     };
     std::vector<NestList> nests_of(keys.size());
     std::optional<Score> lead_canonical;
@@ -129,18 +146,42 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
         lead_canonical = r.score();
       if (r.scheme()) canonical.push_back(r.score());
     }
+    // The leading group's variants first, with every covering pair. Where they lift it by
+    // more than the margin, the variants decide the layer (1x1 filters on a small fmap, where
+    // folding the ofmap rows changes how the PE array is used), and a group far behind on its
+    // canonical nests may be lifted further than the lead (ViT's Q projection on 84 nodes:
+    // OUTP 7 x INPP 12, 48 % behind, ends first). Every group's variants are then fitted,
+    // with the first pair and the covering ones (docs/kapla.md §4, "Wide variant screens").
+    const auto lead = std::find_if(best_of.begin(), best_of.end(), [&](const BestCandidate& b) {
+      return b.scheme() && lead_canonical && b.score() == *lead_canonical;
+    });
+    const auto gl = static_cast<std::size_t>(lead - best_of.begin());
+    bool wide = false;
+    if (lead != best_of.end() && npairs > 0) {
+      const auto& nests = *nests_of[gl];
+      for (std::size_t ni = 0; ni < nests.size(); ++ni)
+        if (nests[ni].fold_variant)
+          for (std::size_t j = 0; j < cover.size(); ++j) try_fit(gl, static_cast<int>(ni), j);
+      wide = goal_value(*lead_canonical, opt.goal) >
+             goal_value(lead->score(), opt.goal) * (1 + opt.refine.variant_margin);
+    }
     for (std::size_t g = 0; g < keys.size(); ++g) {
       const auto& r = best_of[g];
       const auto& nests = *nests_of[g];
-      const bool close =
-          r.scheme() && goal_value(r.score(), opt.goal) <=
-                            goal_value(*lead_canonical, opt.goal) * (1 + opt.refine.variant_margin);
-      if (close && npairs > 0) {
-        for (std::size_t ni = 0; ni < nests.size(); ++ni)
-          if (nests[ni].fold_variant) try_fit(g, static_cast<int>(ni), 0);
-        const int lead_nest = r.scheme()->nest_index;
-        if (nests[static_cast<std::size_t>(lead_nest)].fold_variant)
-          for (std::size_t j = 1; j < npairs; ++j) try_fit(g, lead_nest, j);
+      const bool close = wide || (r.scheme() && goal_value(r.score(), opt.goal) <=
+                                                    goal_value(*lead_canonical, opt.goal) *
+                                                        (1 + opt.refine.variant_margin));
+      if (close && npairs > 0 && g != gl) {
+        for (std::size_t ni = 0; ni < nests.size(); ++ni) {
+          if (!nests[ni].fold_variant) continue;
+          try_fit(g, static_cast<int>(ni), 0);
+          for (std::size_t j = npairs; wide && j < cover.size(); ++j)
+            try_fit(g, static_cast<int>(ni), j);
+        }
+        // The group's best, if a variant, with the other pairs too.
+        const int best_nest = r.scheme() ? r.scheme()->nest_index : -1;
+        if (best_nest >= 0 && nests[static_cast<std::size_t>(best_nest)].fold_variant)
+          for (std::size_t j = 1; j < (wide ? cover.size() : npairs); ++j) try_fit(g, best_nest, j);
       }
       if (r.scheme()) out.push_back({r.score(), g, *r.scheme()});
     }
@@ -172,7 +213,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     best.consider(priced[r].scheme);
     const int ni = priced[r].scheme.nest_index;
     for (auto pi : members[priced[r].group])
-      for (const auto& pr : pairs)
+      for (const auto& pr : cover)
         best.consider(fit_on_partition(o, parts[pi], repl, pr[0], pr[1], sol.stats, ni));
   }
   best.improve(sol);

@@ -15,6 +15,7 @@
 #include "mapping/data_layout_ops.hpp"
 #include "paper_hardware.hpp"
 #include "schedule/resource_builder.hpp"
+#include "schedule/run_network.hpp"
 #include "search/directive_exhaustive.hpp"
 #include "search/exhaustive.hpp"
 #include "search/kapla/cost_oracle.hpp"
@@ -215,9 +216,28 @@ TEST(KaplaStrategies, FitsWeighTheDataOneNodeHolds) {
   EXPECT_EQ(fitted, 2);  // two placements of the partition, one such nest each
   const auto k = KaplaSolver().search(p, {});
   ASSERT_EQ(k.size(), 1u);
-  // 0.0015542948519886872 without the second screen guided by distinct greedy bests,
+  // 0.0014551648027394074 with the fold variants on close groups only (no wide screen),
+  // 0.0015542948519886872 also without the second screen guided by distinct greedy bests,
   // 0.0017357820079259673 with the layer's totals as well.
-  EXPECT_DOUBLE_EQ(k[0].cost, 0.0014551648027394074);
+  EXPECT_DOUBLE_EQ(k[0].cost, 0.0013923551101288473);
+}
+
+// The same layer as a one-layer network on the cloud preset (`kapla schedule --strategy K|S
+// --network one_ff2.json --hardware cloud --batch 1 --options inference`). Its best group
+// (INPP 4x16 x OUTP 4x1) is one its fold variants lift by far more than variant_margin, so
+// the screen fits every group's variants with the covering pairs, and K lands on S's price,
+// which S found in 431 CPU s (docs/kapla.md §4, "Wide variant screens").
+TEST(KaplaStrategies, WideScreenFindsSsPriceOnViTsFf2) {
+  model::NetworkBuilder b("one_ff2", "test", {"", 3072, {14, 14}});
+  b.add("ff2", model::make_conv(3072, 768, {14, 14}, {1, 1}));
+  const auto net = std::move(b).build();
+  auto opts = model::kapla_option_preset("inference");
+  opts.rs_fold_variants = true;  // K's default
+  const auto r = schedule::run_network(net, test::paper_cloud_hardware(), KaplaSolver(), opts, 1,
+                                       schedule::RunControls{});
+  ASSERT_FALSE(r.tops.empty());
+  // 0.0014316583502594073 with the fold variants on close groups only and the guide pairs.
+  EXPECT_DOUBLE_EQ(r.tops[0].total_cost(), 0.0013688486576488473);
 }
 
 TEST(KaplaStrategies, ReportedCostIsTheModelsCostOfTheScheme) {
@@ -755,7 +775,12 @@ class VariantPriceCounter final : public kapla::OnChipPricer {
   const kapla::CostOracle& o_;
 };
 
-TEST(KaplaStrategies, VariantMarginOpensTheFoldVariantsOnlyOnCloseGroups) {
+// The margin decides where the screen fits the fold variants: on the leading group always;
+// if they lift it by more than the margin, on every group (with the covering pairs too),
+// else on the groups within the margin of the lead. On this layer they lift the lead by a few
+// per cent: margin 0 opens every group, 0.1 the close ones, infinity every group with the
+// first pair only (no lift exceeds it).
+TEST(KaplaStrategies, VariantMarginDecidesWhichGroupsGetTheFoldVariants) {
   auto opts = training_options();
   opts.rs_fold_variants = true;
   const auto p = problem(model::make_conv(32, 32, {28, 28}, {3, 3}), 4,
@@ -775,14 +800,56 @@ TEST(KaplaStrategies, VariantMarginOpensTheFoldVariantsOnlyOnCloseGroups) {
     EXPECT_FALSE(kapla::better(start.score, sol.score, so.goal));  // the screen never worsens
     return counter.variant_prices;
   };
-  const auto tied = screen(0), close = screen(0.1),
+  const auto wide = screen(0), close = screen(0.1),
              every = screen(std::numeric_limits<double>::infinity());
-  std::cout << "[variant margin] variant on-chip prices: 0 -> " << tied << ", 0.1 -> " << close
+  std::cout << "[variant margin] variant on-chip prices: 0 -> " << wide << ", 0.1 -> " << close
             << ", inf -> " << every << "\n";
-  EXPECT_GT(tied, 0);  // the leading group always gets its variants
-  EXPECT_LE(tied, close);
-  EXPECT_LE(close, every);
-  EXPECT_LT(tied, every);  // the margin does cut the screen on this layer
+  EXPECT_GT(close, 0);      // the leading group always gets its variants
+  EXPECT_LT(close, every);  // the margin does cut the screen on this layer
+  EXPECT_GT(wide, every);   // a lift above the margin opens every group, with more pairs
+}
+
+// covering_pairs keeps the guides and adds, for each loop no guide puts innermost below GBUF,
+// the first guide with that loop moved innermost, the other two loops in their order.
+TEST(KaplaStrategies, CoveringPairsPutEveryLoopInnermostBelowGbuf) {
+  const auto orders = kapla::loop_orders();
+  int added_total = 0;
+  for (std::size_t a = 0; a < 36; ++a) {
+    for (std::size_t b = 0; b < 36; ++b) {
+      const std::vector<kapla::detail::OrderPair> guides{
+          {orders[a / 6], orders[a % 6]}, {orders[b / 6], orders[b % 6]}, {orders[0], orders[0]}};
+      for (std::size_t n = 1; n <= 2; ++n) {
+        const auto cover = kapla::detail::covering_pairs(guides, n);
+        ASSERT_GE(cover.size(), n);
+        for (std::size_t j = 0; j < n; ++j) EXPECT_EQ(cover[j], guides[j]);
+        std::set<LoopDim> inner_guides, inner_all;
+        for (std::size_t j = 0; j < cover.size(); ++j)
+          for (auto d : all_values<LoopDim>())
+            if (cover[j][1][d] == 0) (j < n ? inner_guides : inner_all).insert(d);
+        inner_all.insert(inner_guides.begin(), inner_guides.end());
+        EXPECT_EQ(inner_all.size(), 3u);                       // every loop innermost in one pair
+        EXPECT_EQ(cover.size() - n, 3 - inner_guides.size());  // one pair per missing loop
+        for (std::size_t j = n; j < cover.size(); ++j) {
+          EXPECT_EQ(cover[j][0], guides[0][0]);  // the first guide's order above GBUF
+          LoopDim moved = LoopDim::Ifm;
+          for (auto d : all_values<LoopDim>())
+            if (cover[j][1][d] == 0) moved = d;
+          EXPECT_EQ(inner_guides.count(moved), 0u);
+          std::set<int> ranks;
+          for (auto d : all_values<LoopDim>()) ranks.insert(cover[j][1][d]);
+          EXPECT_EQ(ranks, (std::set<int>{0, 1, 2}));  // still an order
+          for (auto d : all_values<LoopDim>()) {
+            for (auto e : all_values<LoopDim>()) {
+              if (d == moved || e == moved) continue;  // the others keep their relative order
+              EXPECT_EQ(cover[j][1][d] < cover[j][1][e], guides[0][1][d] < guides[0][1][e]);
+            }
+          }
+          ++added_total;
+        }
+      }
+    }
+  }
+  EXPECT_GT(added_total, 0);
 }
 
 }  // namespace

@@ -223,10 +223,10 @@ TEST(KaplaStrategies, FitsWeighTheDataOneNodeHolds) {
 }
 
 // The same layer as a one-layer network on the cloud preset (`kapla schedule --strategy K|S
-// --network one_ff2.json --hardware cloud --batch 1 --options inference`). Its best group
-// (INPP 4x16 x OUTP 4x1) is one its fold variants lift by far more than variant_margin, so
-// the screen fits every group's variants with the covering pairs, and K lands on S's price,
-// which S found in 431 CPU s (docs/kapla.md §4, "Wide variant screens").
+// --network one_ff2.json --hardware cloud --batch 1 --options inference`). The fold variants
+// lift the screens' leading group by more than variant_margin here (both screens go wide, a
+// temporary count), so every group's variants are fitted with the covering pairs, and K
+// lands on S's price, which S found in 431 CPU s (docs/kapla.md §4, "Wide variant screens").
 TEST(KaplaStrategies, WideScreenFindsSsPriceOnViTsFf2) {
   model::NetworkBuilder b("one_ff2", "test", {"", 3072, {14, 14}});
   b.add("ff2", model::make_conv(3072, 768, {14, 14}, {1, 1}));

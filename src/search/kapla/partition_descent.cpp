@@ -67,7 +67,7 @@ std::vector<OrderPair> covering_pairs(const std::vector<OrderPair>& pairs, std::
   std::vector<OrderPair> out(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(n));
   if (out.empty()) return out;
   for (auto d : all_values<LoopDim>()) {
-    const bool inner = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
+    const bool inner = std::any_of(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(n),
                                    [&](const OrderPair& p) { return p[1][d] == 0; });
     if (inner) continue;
     OrderPair q = out.front();
@@ -123,6 +123,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     };
     std::vector<NestList> nests_of(keys.size());
     std::optional<Score> lead_canonical;
+    std::size_t gl = keys.size();  // the group that holds lead_canonical (none: keys.size())
     std::vector<Score> canonical;  // the groups' canonical bests so far
     const auto placed = static_cast<std::size_t>(opt.refine.screen_placed);
     const bool floors = bounded_picks_on(opt);
@@ -143,7 +144,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
           for (std::size_t j = 0; j < npairs; ++j) try_fit(g, static_cast<int>(ni), j);
       const auto& r = best_of[g];
       if (r.scheme() && (!lead_canonical || better(r.score(), *lead_canonical, opt.goal)))
-        lead_canonical = r.score();
+        lead_canonical = r.score(), gl = g;
       if (r.scheme()) canonical.push_back(r.score());
     }
     // The leading group's variants first, with every covering pair. Where they lift it by
@@ -152,18 +153,14 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     // canonical nests may be lifted further than the lead (ViT's Q projection on 84 nodes:
     // OUTP 7 x INPP 12, 48 % behind, ends first). Every group's variants are then fitted,
     // with the first pair and the covering ones (docs/kapla.md §4, "Wide variant screens").
-    const auto lead = std::find_if(best_of.begin(), best_of.end(), [&](const BestCandidate& b) {
-      return b.scheme() && lead_canonical && b.score() == *lead_canonical;
-    });
-    const auto gl = static_cast<std::size_t>(lead - best_of.begin());
     bool wide = false;
-    if (lead != best_of.end() && npairs > 0) {
+    if (gl < keys.size() && npairs > 0) {
       const auto& nests = *nests_of[gl];
       for (std::size_t ni = 0; ni < nests.size(); ++ni)
         if (nests[ni].fold_variant)
           for (std::size_t j = 0; j < cover.size(); ++j) try_fit(gl, static_cast<int>(ni), j);
       wide = goal_value(*lead_canonical, opt.goal) >
-             goal_value(lead->score(), opt.goal) * (1 + opt.refine.variant_margin);
+             goal_value(best_of[gl].score(), opt.goal) * (1 + opt.refine.variant_margin);
     }
     for (std::size_t g = 0; g < keys.size(); ++g) {
       const auto& r = best_of[g];
@@ -178,10 +175,11 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
           for (std::size_t j = npairs; wide && j < cover.size(); ++j)
             try_fit(g, static_cast<int>(ni), j);
         }
-        // The group's best, if a variant, with the other pairs too.
+        // The group's best, if a variant, with the other guide pairs too (the covering ones it
+        // had above when wide).
         const int best_nest = r.scheme() ? r.scheme()->nest_index : -1;
         if (best_nest >= 0 && nests[static_cast<std::size_t>(best_nest)].fold_variant)
-          for (std::size_t j = 1; j < (wide ? cover.size() : npairs); ++j) try_fit(g, best_nest, j);
+          for (std::size_t j = 1; j < npairs; ++j) try_fit(g, best_nest, j);
       }
       if (r.scheme()) out.push_back({r.score(), g, *r.scheme()});
     }

@@ -73,7 +73,7 @@ ItcnWords min_itcn_words(const model::Layer& L, std::int64_t batch, double fil_w
 
 }  // namespace
 
-LayerCostBound layer_cost_bound(const LayerProblem& p) {
+LayerCostBound layer_cost_bound(const LayerProblem& p, double refetch_floor) {
   const model::Layer& L = p.layer;
   const auto& c = p.costs;
   // Σ ops over the nodes is the layer's MACs (the reference's identity, nn_dataflow-spec §6.4:
@@ -102,13 +102,16 @@ LayerCostBound layer_cost_bound(const LayerProblem& p) {
   b.energy += c.mem_hier[MemLevel::Gbuf] * ((src_dram ? 0 : ifm) + (dst_dram ? 0 : ofm));
   // ITCN: every word a unit pass uses crosses the array bus (min_itcn_words).
   const ItcnWords itcn = min_itcn_words(L, p.batch, fil_words, p.resource.array_mapping);
-  b.energy += c.mem_hier[MemLevel::Itcn] * (itcn.fil + itcn.ifm + itcn.ofm);
   // GBUF (calc_stats: unit GBUF accesses x fetch[1] x stored_in_gbuf): a category that may
   // not bypass GBUF is stored, and its unit GBUF accesses are at least its DRAM-level ones.
   const auto& bypass = p.options.sw_gbuf_bypass;
-  b.energy += c.mem_hier[MemLevel::Gbuf] *
-              ((bypass[DataCategory::Fil] ? 0 : fil_words) + (bypass[DataCategory::Ifm] ? 0 : ifm) +
-               (bypass[DataCategory::Ofm] ? 0 : ofm));
+  const double one_pass =
+      c.mem_hier[MemLevel::Itcn] * (itcn.fil + itcn.ifm + itcn.ofm) +
+      c.mem_hier[MemLevel::Gbuf] *
+          ((bypass[DataCategory::Fil] ? 0 : fil_words) + (bypass[DataCategory::Ifm] ? 0 : ifm) +
+           (bypass[DataCategory::Ofm] ? 0 : ofm));
+  // Both bound the same two terms; the refetch floor counts the fetches into REGF too.
+  b.energy += std::max(one_pass, refetch_floor);
   // NoC (cost_and_time: unit hops x fetch[0]; noc_hops.cpp): each filter word travels from a
   // memory node at least to the nearest processing node (a forwarding tree's weight, or each
   // node's own fetch, is at least that), as often as it crosses DRAM; each ofmap word is read

@@ -22,6 +22,8 @@ struct LayerCostBound {
   double dram_time = 0;
 };
 
-LayerCostBound layer_cost_bound(const LayerProblem& problem);
+/// `refetch_floor`: refetch_bound(problem) (refetch_bound.hpp), or 0 to leave it out; the
+/// ITCN and stored-GBUF terms are then the larger of it and their one-pass words.
+LayerCostBound layer_cost_bound(const LayerProblem& problem, double refetch_floor = 0);
 
 }  // namespace kapla::pricing

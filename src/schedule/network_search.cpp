@@ -136,8 +136,10 @@ class Searcher {
   /// The same with the layer bounds of `seg`'s earlier constraints remembered in `bounds`.
   PairBound pair_bound(SegmentBounds& bounds, const SegmentConstraint& c,
                        const std::vector<NetworkScheme>& prev) const;
-  SegmentBounds segment_bounds(const PipelineSegment& seg,
-                               const std::vector<NetworkScheme>& prev) const;
+  /// `refetch`: with the layers' refetch floors (pricing/refetch_bound.hpp; each costs the map
+  /// strategy on every partition size of its layer, once per network search).
+  SegmentBounds segment_bounds(const PipelineSegment& seg, const std::vector<NetworkScheme>& prev,
+                               bool refetch = true) const;
   void report(const PipelineSegment& seg, const SegmentConstraint& c, std::size_t ci,
               const std::vector<NetworkScheme>& prev,
               const std::vector<NetworkScheme>& schemes) const;
@@ -179,6 +181,8 @@ class Searcher {
   /// A layer of the pair has a problem in infeasible_ (so the pair yields nothing).
   bool known_infeasible(const PipelineSegment& seg, const SegmentConstraint& c) const;
   search::SearchMemo memo_;
+  // The layers' refetch floors for the pair bounds (segment_bounds); mutable as a memo.
+  mutable pricing::RefetchBounds refetch_;
   NetworkSearchStats stats_;
   // Strategy statistics (account()).
   bool all_reported_ = true;
@@ -471,9 +475,10 @@ std::vector<NetworkScheme> Searcher::within_overhead(std::vector<NetworkScheme> 
 }
 
 SegmentBounds Searcher::segment_bounds(const PipelineSegment& seg,
-                                       const std::vector<NetworkScheme>& prev) const {
+                                       const std::vector<NetworkScheme>& prev, bool refetch) const {
   const bool whole = !prev.empty() && prev.front().size() == 0 && seg.num_layers() == net_.size();
-  return SegmentBounds(seg, net_, batch_, opts_.costs, opts_.options, whole);
+  return SegmentBounds(seg, net_, batch_, opts_.costs, opts_.options, whole,
+                       refetch ? &refetch_ : nullptr);
 }
 
 Searcher::PairBound Searcher::pair_bound(const PipelineSegment& seg, const SegmentConstraint& c,
@@ -533,11 +538,19 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
     std::size_t cstr = 0;
     PairBound bound;
   };
+  const std::size_t wave = std::max<std::size_t>(opts_.pair_wave, 1);
+  // The first wave has no threshold: where it holds every pair, nothing is skipped or cut and
+  // the bounds only order the pairs, so the refetch floors would be work for nothing (every
+  // position of the training networks, whose segments have one layer).
+  std::size_t num_pairs = 0;
+  for (std::size_t j = 0; j < segments.size(); ++j)
+    if (!prefix_of(*segments[j]).empty()) num_pairs += cstrs[j]->size();
+  const bool refetch = num_pairs > wave;
   std::vector<Pair> pairs;
   for (std::size_t j = 0; j < segments.size(); ++j) {
     const auto& prev = prefix_of(*segments[j]);
     if (prev.empty()) continue;
-    SegmentBounds bounds = segment_bounds(*segments[j], prev);
+    SegmentBounds bounds = segment_bounds(*segments[j], prev, refetch);
     for (std::size_t ci = 0; ci < cstrs[j]->size(); ++ci) {
       pairs.push_back({j, ci, pair_bound(bounds, (*cstrs[j])[ci], prev)});
     }
@@ -564,7 +577,6 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
   // Waves of opts_.pair_wave pairs in bound order: each wave's pairs are skipped, cut and
   // solved against the threshold of the waves before it, so they are independent (solved
   // concurrently with threads) and what is solved does not depend on the thread count.
-  const std::size_t wave = std::max<std::size_t>(opts_.pair_wave, 1);
   for (std::size_t first = 0; first < pairs.size() && !stopped_; first += wave) {
     std::optional<std::pair<double, double>> threshold;
     if (ntops > 0 && found.size() >= ntops) threshold = ntops_th_best();

@@ -13,6 +13,7 @@
 #include "model/options.hpp"
 #include "pricing/cost_bound.hpp"
 #include "pricing/layer_problem.hpp"
+#include "pricing/refetch_bound.hpp"
 #include "schedule/pipeline_segment.hpp"
 
 namespace kapla::schedule {
@@ -41,14 +42,17 @@ SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& 
 /// instructions were layer bounds). The same values as segment_bound; not thread-safe.
 class SegmentBounds {
  public:
+  /// `refetch`: the layers' refetch floors (pricing/refetch_bound.hpp), remembered across
+  /// segments; null leaves them out.
   SegmentBounds(const PipelineSegment& seg, const model::Network& net, std::int64_t batch,
                 const model::UnitCosts& costs, const model::SearchOptions& options,
-                bool whole_network);
+                bool whole_network, pricing::RefetchBounds* refetch = nullptr);
   SegmentBound operator()(const SegmentConstraint& c);
 
  private:
   struct LayerBounds {
     pricing::LayerProblem problem;  // without its constraint
+    double refetch_floor = 0;       // constraint-free
     std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
   };
   bool whole_network_;

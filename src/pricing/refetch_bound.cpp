@@ -1,0 +1,221 @@
+// The refetch bound (see refetch_bound.hpp).
+#include "pricing/refetch_bound.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "core/math.hpp"
+#include "mapping/gen_partition.hpp"
+#include "mapping/part_layer.hpp"
+#include "pricing/fixed_scheme.hpp"
+
+namespace kapla::pricing {
+
+namespace {
+
+// REGF words a tile with REGF-level factors t2 takes (§7.2: Σ_d Π_{l in loops(d)} t2_l x
+// usize_regf[d]).
+double regf_words(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>& t2) {
+  double words = 0;
+  for (auto d : all_values<DataCategory>()) {
+    double w = n.usize_regf[d];
+    for (auto l : all_values<LoopDim>())
+      if (n.data_loops[d].contains(l)) w *= static_cast<double>(t2[l]);
+    words += w;
+  }
+  return words;
+}
+
+// Whether a tile may fit the REGF: a hair more room than the cost model's check (which sums
+// the same products in another order), so that no tile it accepts is refused here.
+bool may_fit_regf(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>& t2,
+                  double size_regf) {
+  return regf_words(n, t2) <= size_regf * (1 + 1e-9);
+}
+
+// The divisors of n (>= 1) that are at most cap, ascending.
+std::vector<std::int64_t> divisors_upto(std::int64_t n, std::int64_t cap) {
+  std::vector<std::int64_t> low, high;
+  for (std::int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    if (d <= cap) low.push_back(d);
+    if (d != n / d && n / d <= cap) high.push_back(n / d);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+// The least ITCN + stored-GBUF energy of one nest on `nodes` nodes; nullopt when even the
+// smallest tile overflows REGF (every scheme of the nest is invalid). access[ITCN][d] =
+// TA(ITCN, d) x fetch[1][d] x nodes and access[GBUF][d] = TA(GBUF, d) x fetch[1][d] x stored
+// x nodes (§7.5). fetch[1] (§7.3): let X be the innermost loop with a GBUF-level factor > 1
+// (if none, the same at the DRAM level, as fetch[1] = fetch[0] then). A REGF-reusable
+// category whose loops hold X has inn = X, so every unrelated loop with a factor > 1 at that
+// level is outside it and counts with its factors down to the REGF tile: fetch = Π over the
+// unrelated loops u of T_u^{0:2} = loopcnt[u] / t2_u; the category without X may stay
+// (fetch >= 1). A category not reusable in REGF counts T^{0:2} of every unrelated loop
+// whatever the order. The read-modify-write category fetches 2f - 1 times. The REGF tile t2
+// divides the loop counts (the three levels' factors multiply to them) and fits the REGF
+// (§7.4 step 2): minimum over X and over those tiles, the loops that do not change the energy
+// under X at factor 1 (the least REGF they can take).
+std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double size_regf,
+                                        double nodes, const model::UnitCosts& c,
+                                        const PerDataCategory<bool>& stored) {
+  if (!may_fit_regf(n, {{1, 1, 1}}, size_regf)) return std::nullopt;
+  // Per loop, the factors whose tile fits with the other factors at 1.
+  PerLoopDim<std::vector<std::int64_t>> fits{};
+  for (auto u : all_values<LoopDim>()) {
+    PerLoopDim<std::int64_t> t{{1, 1, 1}};
+    std::int64_t cap = 1;
+    for (auto f : divisors_upto(n.loopcnt[u], n.loopcnt[u])) {
+      t[u] = f;
+      if (may_fit_regf(n, t, size_regf)) cap = f;
+    }
+    fits[u] = divisors_upto(n.loopcnt[u], cap);
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (auto x : all_values<LoopDim>()) {
+    PerDataCategory<bool> counts{};  // categories that count T^{0:2} of their unrelated loops
+    PerLoopDim<bool> matters{};      // loops whose REGF factor changes the energy
+    for (auto d : all_values<DataCategory>()) {
+      counts[d] = !n.regf_reusable[d] || n.data_loops[d].contains(x);
+      for (auto u : all_values<LoopDim>())
+        if (counts[d] && !n.data_loops[d].contains(u)) matters[u] = true;
+    }
+    const std::vector<std::int64_t> one{1};
+    const auto& fi = matters[LoopDim::Ifm] ? fits[LoopDim::Ifm] : one;
+    const auto& fo = matters[LoopDim::Ofm] ? fits[LoopDim::Ofm] : one;
+    const auto& fb = matters[LoopDim::Bat] ? fits[LoopDim::Bat] : one;
+    // The energy does not grow with a factor and the words do not shrink: per (IFM, OFM)
+    // factors, the largest BAT factor that fits.
+    for (auto ti : fi)
+      for (auto to : fo) {
+        PerLoopDim<std::int64_t> t2{{ti, to, 1}};
+        if (!may_fit_regf(n, t2, size_regf)) break;
+        for (auto it = fb.rbegin(); it != fb.rend(); ++it) {
+          t2[LoopDim::Bat] = *it;
+          if (may_fit_regf(n, t2, size_regf)) break;
+        }
+        double e = 0;
+        for (auto d : all_values<DataCategory>()) {
+          double f = 1;
+          if (counts[d])
+            for (auto u : all_values<LoopDim>())
+              if (!n.data_loops[d].contains(u)) f *= static_cast<double>(n.loopcnt[u] / t2[u]);
+          if (d == n.rw_data) f = 2 * f - 1;
+          e += c.mem_hier[MemLevel::Itcn] * n.total_access_at_of(MemLevel::Itcn, d) * f * nodes;
+          if (stored[d])
+            e += c.mem_hier[MemLevel::Gbuf] * n.total_access_at_of(MemLevel::Gbuf, d) * f * nodes;
+        }
+        best = std::min(best, e);
+      }
+  }
+  return best;
+}
+
+// The least NoC hops of a partition that do not depend on the ifmap layout or on where the
+// nodes are (§8.6, unit hops x fetch[0] >= 1; mapping::partition_hops), for a plain
+// convolution or FC layer. Filters: a node whose ifmap and ofmap ranges are not empty fetches
+// its filter slice from a memory node (a hop per word at least, unless the node is one of
+// them), or is joined to them by a spanning forest (an edge of length >= 1 per node); the
+// slices of the nodes that split ofmap rows, columns and samples are copies, so the words
+// moved are the filters x the non-empty OFMP and BATP parts, less what may sit on memory
+// nodes. Ofmaps (unless stored where they are produced): the INPP nodes of one ofmap range
+// send their partial sums at least one hop each, at least half of them counted, or join a
+// spanning tree read and accumulated (ceil((r + a) / 2) >= |range| x (tree weight) / 2).
+double least_partition_hops(const LayerProblem& p, const mapping::PartitionScheme& part,
+                            bool filters_fetched, bool ofmaps_moved) {
+  const model::Layer& L = p.layer;
+  using PD = ParallelDim;
+  double hops = 0;
+  if (filters_fetched) {
+    const auto parts = [](std::int64_t n, std::int64_t len) { return std::min(n, len); };
+    const double copies = static_cast<double>(parts(part.pdims[PD::Ofmp].h, L.sofm.h) *
+                                              parts(part.pdims[PD::Ofmp].w, L.sofm.w) *
+                                              parts(part.size(PD::Batp), p.batch));
+    const double fil = static_cast<double>(L.total_filter_size());
+    const double slice =
+        static_cast<double>(ceil_div(L.nifm, part.size(PD::Inpp)) *
+                            ceil_div(L.nofm, part.size(PD::Outp)) * L.sfil.h * L.sfil.w);
+    const double on_memory = static_cast<double>(p.resource.dram_region.dim.size()) * slice;
+    hops += std::max(0.0, fil * copies - on_memory);
+  }
+  if (ofmaps_moved) {
+    const double senders = static_cast<double>(std::min(part.size(PD::Inpp), L.nifm));
+    hops += static_cast<double>(L.total_ofmap_size(p.batch)) * (senders - 1) / 2;
+  }
+  return hops;
+}
+
+}  // namespace
+
+double refetch_bound(const LayerProblem& p) {
+  if (p.layer.is_back() || p.options.imperfect != model::Imperfect::None) return 0;
+  // Categories that may not bypass GBUF are stored whatever the blocking (§7.4 step 1).
+  PerDataCategory<bool> stored{};
+  for (auto d : all_values<DataCategory>()) stored[d] = !p.options.sw_gbuf_bypass[d];
+  const auto& r = p.resource;
+  const auto size_regf = static_cast<double>(r.size_regf);
+  // NoC terms for plain convolutions and FC layers only (the filter and ofmap ranges of the
+  // other kinds differ, mapping/proc_data_range.cpp). Filters cross DRAM at least once unless
+  // they may be pinned (no_time_mux); ofmaps are moved unless they stay in the processing
+  // region itself.
+  const bool plain =
+      (p.layer.type == model::LayerType::Conv || p.layer.type == model::LayerType::FC) &&
+      !p.layer.is_depthwise();
+  const bool filters_fetched = !r.no_time_mux;
+  const bool ofmaps_moved = !(r.dst_data_region == r.proc_region);
+  double best = std::numeric_limits<double>::infinity();
+  // The per-node layer, hence the nests, depend on the partition's sizes only.
+  std::set<std::array<std::int64_t, 5>> seen;
+  for (const auto& part :
+       mapping::gen_partition(p.layer, p.batch, r.proc_region.dim, p.options, true)) {
+    using PD = ParallelDim;
+    const std::array<std::int64_t, 5> sizes{part.size(PD::Outp), part.pdims[PD::Ofmp].h,
+                                            part.pdims[PD::Ofmp].w, part.size(PD::Batp),
+                                            part.size(PD::Inpp)};
+    if (!seen.insert(sizes).second) continue;
+    const auto map = map_partitioned_layer(p, mapping::part_layer(p.layer, p.batch, part));
+    // The nodes that compute (LoopBlockingEval::num_nodes: the partition's, all of the
+    // region's without imperfect splits).
+    const auto nodes = static_cast<double>(part.size());
+    const double noc =
+        plain ? p.costs.noc_hop * least_partition_hops(p, part, filters_fetched, ofmaps_moved) : 0;
+    for (const auto& n : map.nlds)
+      if (const auto e = least_nest_energy(n, size_regf, nodes, p.costs, stored))
+        best = std::min(best, noc + *e);
+  }
+  // No valid nest at all: nothing to bound (the search finds no scheme either).
+  return std::isfinite(best) ? best : 0;
+}
+
+std::string refetch_bound_key(const LayerProblem& p) {
+  LayerProblem k;
+  k.layer = p.layer;
+  k.batch = p.batch;
+  k.resource.proc_region.dim = p.resource.proc_region.dim;
+  k.resource.dim_array = p.resource.dim_array;
+  k.resource.array_mapping = p.resource.array_mapping;
+  k.resource.size_regf = p.resource.size_regf;
+  // What the NoC terms read: the memory nodes' count, pinning, and whether the ofmaps stay.
+  k.resource.dram_region.dim = p.resource.dram_region.dim;
+  k.resource.no_time_mux = p.resource.no_time_mux;
+  k.resource.dst_data_region.dim = {p.resource.dst_data_region == p.resource.proc_region ? 1 : 0,
+                                    0};
+  k.costs = p.costs;
+  k.options = p.options;
+  return problem_key(k, false);
+}
+
+double RefetchBounds::operator()(const LayerProblem& p) {
+  auto [it, inserted] = known_.try_emplace(refetch_bound_key(p), 0.0);
+  if (inserted) it->second = refetch_bound(p);
+  return it->second;
+}
+
+}  // namespace kapla::pricing

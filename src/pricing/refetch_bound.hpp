@@ -1,0 +1,40 @@
+// A lower bound of the array-bus (ITCN) and stored-GBUF energy that the one cost model charges
+// every valid schedule of a layer problem, refetches included: the part of a layer's price
+// that layer_cost_bound (cost_bound.hpp) counts only once per word. Per partition of B's
+// list and per nest of the map strategy, the fetch counts into REGF are at least the loop
+// trips above a REGF tile that fits the REGF; the bound is the least over the partitions,
+// nests and tiles, with the partition's least NoC hops that no layout changes.
+// It depends on the layer, the batch, the processing region's shape, the PE array, the REGF
+// size, the unit costs and the options, not on the constraint, the layout or where the data
+// come from and go (the cache key, refetch_bound_key). Spec: nn_dataflow-spec.md §6.4, §7.2-7.5
+// and docs/kapla_inter_layer.md §6.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "pricing/layer_problem.hpp"
+
+namespace kapla::pricing {
+
+/// <= ITCN energy + the GBUF energy of the categories that may not bypass GBUF, of every
+/// valid schedule of `p` (0 where it does not apply: back-propagation kinds, imperfect
+/// factorisation).
+double refetch_bound(const LayerProblem& p);
+
+/// problem_key of `p` without what refetch_bound does not read (constraint, layout, the
+/// regions' places and kinds): problems with equal keys have equal refetch bounds.
+std::string refetch_bound_key(const LayerProblem& p);
+
+/// refetch_bound remembered by refetch_bound_key: the network search asks for the same layer
+/// on the same region shape under many constraints and placements (one bound costs the map
+/// strategy on every partition size). Not thread-safe.
+class RefetchBounds {
+ public:
+  double operator()(const LayerProblem& p);
+
+ private:
+  std::unordered_map<std::string, double> known_;
+};
+
+}  // namespace kapla::pricing

@@ -73,7 +73,7 @@ ItcnWords min_itcn_words(const model::Layer& L, std::int64_t batch, double fil_w
 
 }  // namespace
 
-LayerCostBound layer_cost_bound(const LayerProblem& p, double refetch_floor) {
+LayerCostBound layer_cost_bound(const LayerProblem& p, const RefetchFloor& floor) {
   const model::Layer& L = p.layer;
   const auto& c = p.costs;
   // Σ ops over the nodes is the layer's MACs (the reference's identity, nn_dataflow-spec §6.4:
@@ -110,23 +110,28 @@ LayerCostBound layer_cost_bound(const LayerProblem& p, double refetch_floor) {
       c.mem_hier[MemLevel::Gbuf] *
           ((bypass[DataCategory::Fil] ? 0 : fil_words) + (bypass[DataCategory::Ifm] ? 0 : ifm) +
            (bypass[DataCategory::Ofm] ? 0 : ofm));
-  // Both bound the same two terms; the refetch floor counts the fetches into REGF too.
-  b.energy += std::max(one_pass, refetch_floor);
   // NoC (cost_and_time: unit hops x fetch[0]; noc_hops.cpp): each filter word travels from a
   // memory node at least to the nearest processing node (a forwarding tree's weight, or each
   // node's own fetch, is at least that), as often as it crosses DRAM; each ofmap word is read
   // by (and accumulated back from) at least the processing node nearest its stored piece,
   // and ceil((read + accumulate) / 2) >= read. IFM hops depend on the layout: not bounded.
   const auto& r = p.resource;
-  double hops = 0;
-  if (fil > 0) hops += fil * static_cast<double>(r.dram_region.min_hops_to(r.proc_region));
-  if (ofm > 0) hops += ofm * static_cast<double>(r.dst_data_region.min_hops_to(r.proc_region));
-  b.energy += c.noc_hop * hops;
+  const double fil_hops =
+      fil > 0 ? fil * static_cast<double>(r.dram_region.min_hops_to(r.proc_region)) : 0;
+  const double ofm_hops =
+      ofm > 0 ? ofm * static_cast<double>(r.dst_data_region.min_hops_to(r.proc_region)) : 0;
+  // The refetch floor bounds the ITCN, stored-GBUF and NoC energy at once, its filter hops the
+  // same hops as fil_hops; its ofmap hops are the INPP partial sums, which an ofmap transfer
+  // adds to the read from the nearest node (refetch_bound.cpp), so ofm_hops add to it.
+  b.energy +=
+      std::max(one_pass + c.noc_hop * (fil_hops + ofm_hops), floor.energy + c.noc_hop * ofm_hops);
   // Time (LoopBlockingEval::time = max(proc, bus, dram)): a node's array does at most one MAC
   // per PE per cycle, and DRAM moves dram_bandwidth words per cycle.
   const double pes =
       static_cast<double>(p.resource.proc_region.dim.size() * p.resource.dim_array.size());
-  const double proc = std::ceil(ops / pes);
+  // The processing time is unit_time x the passes whatever the blocking: at least the
+  // floor's least over the partitions and nests.
+  const double proc = std::max(std::ceil(ops / pes), floor.time);
   b.dram_time = std::ceil(dram_words / p.resource.dram_bandwidth);
   b.time = std::max(proc, b.dram_time);
   return b;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "pricing/layer_problem.hpp"
+#include "pricing/refetch_bound.hpp"
 
 namespace kapla::pricing {
 
@@ -22,8 +23,8 @@ struct LayerCostBound {
   double dram_time = 0;
 };
 
-/// `refetch_floor`: refetch_bound(problem) (refetch_bound.hpp), or 0 to leave it out; the
-/// ITCN and stored-GBUF terms are then the larger of it and their one-pass words.
-LayerCostBound layer_cost_bound(const LayerProblem& problem, double refetch_floor = 0);
+/// `floor`: refetch_bound(problem) (refetch_bound.hpp), or none; the ITCN, stored-GBUF and
+/// NoC terms are then at least its energy and the processing time at least its time.
+LayerCostBound layer_cost_bound(const LayerProblem& problem, const RefetchFloor& floor = {});
 
 }  // namespace kapla::pricing

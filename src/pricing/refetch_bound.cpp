@@ -127,7 +127,9 @@ std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double si
 // moved are the filters x the non-empty OFMP and BATP parts, less what may sit on memory
 // nodes. Ofmaps (unless stored where they are produced): the INPP nodes of one ofmap range
 // send their partial sums at least one hop each, at least half of them counted, or join a
-// spanning tree read and accumulated (ceil((r + a) / 2) >= |range| x (tree weight) / 2).
+// spanning tree read and accumulated (ceil((r + a) / 2) >= |range| x (tree weight) / 2), on
+// top of the range's read from its stored pieces by the nearest node (r, or the middle
+// node's read), which layer_cost_bound counts apart and adds.
 double least_partition_hops(const LayerProblem& p, const mapping::PartitionScheme& part,
                             bool filters_fetched, bool ofmaps_moved) {
   const model::Layer& L = p.layer;
@@ -154,8 +156,8 @@ double least_partition_hops(const LayerProblem& p, const mapping::PartitionSchem
 
 }  // namespace
 
-double refetch_bound(const LayerProblem& p) {
-  if (p.layer.is_back() || p.options.imperfect != model::Imperfect::None) return 0;
+RefetchFloor refetch_bound(const LayerProblem& p) {
+  if (p.layer.is_back() || p.options.imperfect != model::Imperfect::None) return {};
   // Categories that may not bypass GBUF are stored whatever the blocking (§7.4 step 1).
   PerDataCategory<bool> stored{};
   for (auto d : all_values<DataCategory>()) stored[d] = !p.options.sw_gbuf_bypass[d];
@@ -171,6 +173,7 @@ double refetch_bound(const LayerProblem& p) {
   const bool filters_fetched = !r.no_time_mux;
   const bool ofmaps_moved = !(r.dst_data_region == r.proc_region);
   double best = std::numeric_limits<double>::infinity();
+  double least_time = best;
   // The per-node layer, hence the nests, depend on the partition's sizes only.
   std::set<std::array<std::int64_t, 5>> seen;
   for (const auto& part :
@@ -186,12 +189,17 @@ double refetch_bound(const LayerProblem& p) {
     const auto nodes = static_cast<double>(part.size());
     const double noc =
         plain ? p.costs.noc_hop * least_partition_hops(p, part, filters_fetched, ofmaps_moved) : 0;
-    for (const auto& n : map.nlds)
-      if (const auto e = least_nest_energy(n, size_regf, nodes, p.costs, stored))
+    for (const auto& n : map.nlds) {
+      if (const auto e = least_nest_energy(n, size_regf, nodes, p.costs, stored)) {
         best = std::min(best, noc + *e);
+        least_time = std::min(
+            least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
+      }
+    }
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
-  return std::isfinite(best) ? best : 0;
+  if (!std::isfinite(best)) return {};
+  return {best, least_time};
 }
 
 std::string refetch_bound_key(const LayerProblem& p) {
@@ -212,8 +220,8 @@ std::string refetch_bound_key(const LayerProblem& p) {
   return problem_key(k, false);
 }
 
-double RefetchBounds::operator()(const LayerProblem& p) {
-  auto [it, inserted] = known_.try_emplace(refetch_bound_key(p), 0.0);
+RefetchFloor RefetchBounds::operator()(const LayerProblem& p) {
+  auto [it, inserted] = known_.try_emplace(refetch_bound_key(p));
   if (inserted) it->second = refetch_bound(p);
   return it->second;
 }

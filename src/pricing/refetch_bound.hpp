@@ -17,10 +17,16 @@
 
 namespace kapla::pricing {
 
-/// <= ITCN energy + the GBUF energy of the categories that may not bypass GBUF, of every
-/// valid schedule of `p` (0 where it does not apply: back-propagation kinds, imperfect
-/// factorisation).
-double refetch_bound(const LayerProblem& p);
+struct RefetchFloor {
+  /// <= ITCN energy + the GBUF energy of the categories that may not bypass GBUF + NoC energy.
+  double energy = 0;
+  /// <= processing time (unit_time x Π loopcnt, whatever the blocking, §7.5), so <= time.
+  double time = 0;
+};
+
+/// The floors of every valid schedule of `p` (0 where they do not apply: back-propagation
+/// kinds, imperfect factorisation).
+RefetchFloor refetch_bound(const LayerProblem& p);
 
 /// problem_key of `p` without what refetch_bound does not read (constraint, layout, the
 /// regions' places and kinds): problems with equal keys have equal refetch bounds.
@@ -31,10 +37,10 @@ std::string refetch_bound_key(const LayerProblem& p);
 /// strategy on every partition size). Not thread-safe.
 class RefetchBounds {
  public:
-  double operator()(const LayerProblem& p);
+  RefetchFloor operator()(const LayerProblem& p);
 
  private:
-  std::unordered_map<std::string, double> known_;
+  std::unordered_map<std::string, RefetchFloor> known_;
 };
 
 }  // namespace kapla::pricing

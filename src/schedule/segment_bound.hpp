@@ -51,8 +51,8 @@ class SegmentBounds {
 
  private:
   struct LayerBounds {
-    pricing::LayerProblem problem;  // without its constraint
-    double refetch_floor = 0;       // constraint-free
+    pricing::LayerProblem problem;        // without its constraint
+    pricing::RefetchFloor refetch_floor;  // constraint-free
     std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
   };
   bool whole_network_;

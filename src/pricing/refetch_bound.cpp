@@ -38,18 +38,6 @@ bool may_fit_regf(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>&
   return regf_words(n, t2) <= size_regf * (1 + 1e-9);
 }
 
-// The divisors of n (>= 1) that are at most cap, ascending.
-std::vector<std::int64_t> divisors_upto(std::int64_t n, std::int64_t cap) {
-  std::vector<std::int64_t> low, high;
-  for (std::int64_t d = 1; d * d <= n; ++d) {
-    if (n % d != 0) continue;
-    if (d <= cap) low.push_back(d);
-    if (d != n / d && n / d <= cap) high.push_back(n / d);
-  }
-  low.insert(low.end(), high.rbegin(), high.rend());
-  return low;
-}
-
 // The least ITCN + stored-GBUF energy of one nest on `nodes` nodes; nullopt when even the
 // smallest tile overflows REGF (every scheme of the nest is invalid). access[ITCN][d] =
 // TA(ITCN, d) x fetch[1][d] x nodes and access[GBUF][d] = TA(GBUF, d) x fetch[1][d] x stored
@@ -67,16 +55,17 @@ std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double si
                                         double nodes, const model::UnitCosts& c,
                                         const PerDataCategory<bool>& stored) {
   if (!may_fit_regf(n, {{1, 1, 1}}, size_regf)) return std::nullopt;
-  // Per loop, the factors whose tile fits with the other factors at 1.
+  // Per loop, the divisors of its count whose tile fits with the other factors at 1 (the
+  // words grow with the factor, so the fitting ones come first).
   PerLoopDim<std::vector<std::int64_t>> fits{};
   for (auto u : all_values<LoopDim>()) {
     PerLoopDim<std::int64_t> t{{1, 1, 1}};
-    std::int64_t cap = 1;
-    for (auto f : divisors_upto(n.loopcnt[u], n.loopcnt[u])) {
+    for_each_divisor(n.loopcnt[u], [&](std::int64_t f) {
       t[u] = f;
-      if (may_fit_regf(n, t, size_regf)) cap = f;
-    }
-    fits[u] = divisors_upto(n.loopcnt[u], cap);
+      if (!may_fit_regf(n, t, size_regf)) return false;
+      fits[u].push_back(f);
+      return true;
+    });
   }
   double best = std::numeric_limits<double>::infinity();
   for (auto x : all_values<LoopDim>()) {
@@ -210,11 +199,12 @@ std::string refetch_bound_key(const LayerProblem& p) {
   k.resource.dim_array = p.resource.dim_array;
   k.resource.array_mapping = p.resource.array_mapping;
   k.resource.size_regf = p.resource.size_regf;
-  // What the NoC terms read: the memory nodes' count, pinning, and whether the ofmaps stay.
+  // What the NoC terms read: the memory nodes' count, pinning, and whether the ofmaps stay in
+  // the processing region.
   k.resource.dram_region.dim = p.resource.dram_region.dim;
   k.resource.no_time_mux = p.resource.no_time_mux;
-  k.resource.dst_data_region.dim = {p.resource.dst_data_region == p.resource.proc_region ? 1 : 0,
-                                    0};
+  if (p.resource.dst_data_region == p.resource.proc_region)
+    k.resource.dst_data_region = k.resource.proc_region;
   k.costs = p.costs;
   k.options = p.options;
   return problem_key(k, false);

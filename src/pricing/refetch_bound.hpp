@@ -1,9 +1,10 @@
-// A lower bound of the array-bus (ITCN) and stored-GBUF energy that the one cost model charges
-// every valid schedule of a layer problem, refetches included: the part of a layer's price
-// that layer_cost_bound (cost_bound.hpp) counts only once per word. Per partition of B's
-// list and per nest of the map strategy, the fetch counts into REGF are at least the loop
-// trips above a REGF tile that fits the REGF; the bound is the least over the partitions,
-// nests and tiles, with the partition's least NoC hops that no layout changes.
+// Lower bounds of the array-bus (ITCN), stored-GBUF and NoC energy and of the processing time
+// that the one cost model charges every valid schedule of a layer problem, refetches included:
+// the part of a layer's price that layer_cost_bound (cost_bound.hpp) counts only once per
+// word. Per partition of B's list and per nest of the map strategy, the fetch counts into
+// REGF are at least the loop trips above a REGF tile that fits the REGF; the energy floor is
+// the least over the partitions, nests and tiles, with the partition's least NoC hops that no
+// layout changes, and the time floor the least processing time over the same nests.
 // It depends on the layer, the batch, the processing region's shape, the PE array, the REGF
 // size, the unit costs and the options, not on the constraint, the layout or where the data
 // come from and go (the cache key, refetch_bound_key). Spec: nn_dataflow-spec.md §6.4, §7.2-7.5

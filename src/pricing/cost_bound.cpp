@@ -21,27 +21,22 @@ double ifmap_words(const model::Layer& L, std::int64_t batch, std::int64_t rows_
   return channels * static_cast<double>(batch) * rows * cols;
 }
 
-// The ifmap words a forward layer's unit passes read at least once: per channel, `n` output
-// rows need (n - f) * stride + f * window >= n * min(window, stride) input rows for a fold
-// count f <= n (Eyeriss and systolic unit passes alike, map_strategy*.cpp), and the same for
-// columns; partitioning only adds halos.
-double min_ifmap_words(const model::Layer& L, std::int64_t batch) {
-  const PhyDim2 win = L.has_filter() ? L.sfil : L.sreg;
-  return ifmap_words(L, batch, std::min(win.h, L.strd.h));
-}
-
 // How often the filters cross DRAM at least. A constraint with topbat > 1 makes BAT the
 // outermost top-level loop (TopBlockingConstraint::is_valid_top_bl); with topifm or topofm > 1
 // as well, a filter loop of factor > 1 sits inside it, so set_fetch counts the whole BAT factor:
 // fetch[0][FIL] = topbat, and no pinning (that needs every filter top factor 1). Without such
 // a constraint: once, or never when pinning is possible (no_time_mux) or the layer has no filter.
-double min_filter_fetches(const LayerProblem& p) {
+double min_filter_fetches(const LayerProblem& p, bool filters_may_stay) {
   if (!p.layer.has_filter()) return 0;
   // A MatMul's B differs per sample and head (its data loops hold BAT): every word crosses
   // DRAM at least once, a batch block fetches its own words, and it is never pinned.
   if (p.layer.is_matmul()) return 1;
   const auto top = p.constraint.top_blocking();
-  const bool fil_loop_outer = top.topifm > 1 || top.topofm > 1;
+  // A filter loop of top factor > 1 is also forced when no node's filter slice can stay on
+  // chip with those factors at 1 (RefetchFloor::filters_may_stay): under topbat > 1 a filter
+  // kept apart from GBUF has fetch[1] >= topbat > fetch[0], so GBUF stores it, unless all
+  // its loops sit at the REGF level.
+  const bool fil_loop_outer = top.topifm > 1 || top.topofm > 1 || !filters_may_stay;
   if (top.topbat > 1 && fil_loop_outer) return static_cast<double>(top.topbat);
   if (p.resource.no_time_mux) return 0;
   return 1;
@@ -73,6 +68,14 @@ ItcnWords min_itcn_words(const model::Layer& L, std::int64_t batch, double fil_w
 
 }  // namespace
 
+// Per channel, `n` output rows need (n - f) * stride + f * window >= n * min(window, stride)
+// input rows for a fold count f <= n (Eyeriss and systolic unit passes alike,
+// map_strategy*.cpp), and the same for columns; partitioning only adds halos.
+double min_ifmap_words(const model::Layer& L, std::int64_t batch) {
+  const PhyDim2 win = L.has_filter() ? L.sfil : L.sreg;
+  return ifmap_words(L, batch, std::min(win.h, L.strd.h));
+}
+
 LayerCostBound layer_cost_bound(const LayerProblem& p, const RefetchFloor& floor) {
   const model::Layer& L = p.layer;
   const auto& c = p.costs;
@@ -92,7 +95,7 @@ LayerCostBound layer_cost_bound(const LayerProblem& p, const RefetchFloor& floor
   // (OFM written to) a processing region instead of DRAM is charged as remote GBUF accesses.
   const double fil_words = static_cast<double>(L.total_filter_size()) *
                            static_cast<double>(L.is_matmul() ? p.batch : 1);  // B per sample
-  const double fil = fil_words * min_filter_fetches(p);
+  const double fil = fil_words * min_filter_fetches(p, floor.filters_may_stay);
   const double ifm = min_ifmap_words(L, p.batch);
   const double ofm = static_cast<double>(L.total_ofmap_size(p.batch));
   const bool src_dram = p.resource.src_data_region.type == mapping::RegionType::Dram;

@@ -23,6 +23,9 @@ struct LayerCostBound {
   double dram_time = 0;
 };
 
+/// The ifmap words a forward layer's unit passes read at least once, however it is split.
+double min_ifmap_words(const model::Layer& layer, std::int64_t batch);
+
 /// `floor`: refetch_bound(problem) (refetch_bound.hpp), or none; the ITCN, stored-GBUF and
 /// NoC terms are then at least its energy and the processing time at least its time.
 LayerCostBound layer_cost_bound(const LayerProblem& problem, const RefetchFloor& floor = {});

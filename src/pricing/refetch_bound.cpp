@@ -12,6 +12,7 @@
 #include "core/math.hpp"
 #include "mapping/gen_partition.hpp"
 #include "mapping/part_layer.hpp"
+#include "pricing/cost_bound.hpp"
 #include "pricing/fixed_scheme.hpp"
 
 namespace kapla::pricing {
@@ -109,13 +110,13 @@ std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double si
 
 // The least NoC hops of a partition that do not depend on the ifmap layout or on where the
 // nodes are (§8.6, unit hops x fetch[0] >= 1; mapping::partition_hops), for a plain
-// convolution or FC layer. Filters: a node whose ifmap and ofmap ranges are not empty fetches
-// its filter slice from a memory node (a hop per word at least, unless the node is one of
-// them), or is joined to them by a spanning forest (an edge of length >= 1 per node); the
-// slices of the nodes that split ofmap rows, columns and samples are copies, so the words
-// moved are the filters x the non-empty OFMP and BATP parts, less what may sit on memory
-// nodes. Ofmaps (unless stored where they are produced): the INPP nodes of one ofmap range
-// send their partial sums at least one hop each, at least half of them counted, or join a
+// convolution or FC layer: filter copies, ifmap copies (below) and partial sums. Filters: a node
+// whose ifmap and ofmap ranges are not empty fetches its filter slice from a memory node (a hop per
+// word at least, unless the node is one of them), or is joined to them by a spanning forest (an
+// edge of length >= 1 per node); the slices of the nodes that split ofmap rows, columns and samples
+// are copies, so the words moved are the filters x the non-empty OFMP and BATP parts, less what may
+// sit on memory nodes. Ofmaps (unless stored where they are produced): the INPP nodes of one ofmap
+// range send their partial sums at least one hop each, at least half of them counted, or join a
 // spanning tree read and accumulated (ceil((r + a) / 2) >= |range| x (tree weight) / 2), on
 // top of the range's read from its stored pieces by the nearest node (r, or the middle
 // node's read), which layer_cost_bound counts apart and adds.
@@ -136,11 +137,46 @@ double least_partition_hops(const LayerProblem& p, const mapping::PartitionSchem
     const double on_memory = static_cast<double>(p.resource.dram_region.dim.size()) * slice;
     hops += std::max(0.0, fil * copies - on_memory);
   }
+  // Ifmaps: the nodes that split the output channels read the same ifmap range (a plain
+  // layer's range does not depend on its OUTP index), each ifmap word at least once
+  // (min_ifmap_words). A range read by k nodes costs k - 1 hops per word besides its first
+  // read: the spanning tree of its readers, or each reader's own fetch from pieces of which
+  // at most one reader is the holder.
+  const double readers = static_cast<double>(std::min(part.size(PD::Outp), L.nofm));
+  hops += min_ifmap_words(L, p.batch) * (readers - 1);
   if (ofmaps_moved) {
     const double senders = static_cast<double>(std::min(part.size(PD::Inpp), L.nifm));
     hops += static_cast<double>(L.total_ofmap_size(p.batch)) * (senders - 1) / 2;
   }
   return hops;
+}
+
+// Whether the nest may keep a node's filter slice on chip with the top-level factors of the
+// filter's loops at 1 (§7.2-7.4): the slice (unit_cnt[0][FIL] x usize_gbuf at those factors)
+// fits the GBUF over the largest sharing group its sharing loop allows (§8.9.1: BAT shares over
+// at most the OFMP x BATP nodes, OFM over OUTP, IFM over INPP), or the slice's REGF words fit
+// the REGF (it bypasses GBUF only if GBUF has no reuse, all its loops at the REGF level).
+// A filter whose loops hold BAT differs per sample and never stays: true (no claim).
+bool filter_may_stay(const cost::NestedLoopDesc& n, const mapping::PartitionScheme& part,
+                     const LayerProblem& p) {
+  const auto& loops = n.data_loops[DataCategory::Fil];
+  if (loops.contains(LoopDim::Bat)) return true;
+  const auto count = static_cast<double>(n.data_loopcnt(DataCategory::Fil));
+  double share = 1;
+  if (p.options.hw_gbuf_sharing) {
+    using PD = ParallelDim;
+    if (!loops.contains(LoopDim::Ifm))
+      share = static_cast<double>(part.size(PD::Inpp));
+    else if (!loops.contains(LoopDim::Ofm))
+      share = static_cast<double>(part.size(PD::Outp));
+    else
+      share = static_cast<double>(part.size(PD::Ofmp) * part.size(PD::Batp));
+  }
+  const double slack = 1 + 1e-9;
+  return n.usize_gbuf[DataCategory::Fil] * count / share <=
+             static_cast<double>(p.resource.size_gbuf) * slack ||
+         n.usize_regf[DataCategory::Fil] * count <=
+             static_cast<double>(p.resource.size_regf) * slack;
 }
 
 }  // namespace
@@ -163,6 +199,7 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
   const bool ofmaps_moved = !(r.dst_data_region == r.proc_region);
   double best = std::numeric_limits<double>::infinity();
   double least_time = best;
+  bool filters_may_stay = !p.layer.has_filter();
   // The per-node layer, hence the nests, depend on the partition's sizes only.
   std::set<std::array<std::int64_t, 5>> seen;
   for (const auto& part :
@@ -179,6 +216,7 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
     const double noc =
         plain ? p.costs.noc_hop * least_partition_hops(p, part, filters_fetched, ofmaps_moved) : 0;
     for (const auto& n : map.nlds) {
+      filters_may_stay = filters_may_stay || filter_may_stay(n, part, p);
       if (const auto e = least_nest_energy(n, size_regf, nodes, p.costs, stored)) {
         best = std::min(best, noc + *e);
         least_time = std::min(
@@ -188,7 +226,7 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
   if (!std::isfinite(best)) return {};
-  return {best, least_time};
+  return {best, least_time, filters_may_stay};
 }
 
 std::string refetch_bound_key(const LayerProblem& p) {
@@ -199,6 +237,7 @@ std::string refetch_bound_key(const LayerProblem& p) {
   k.resource.dim_array = p.resource.dim_array;
   k.resource.array_mapping = p.resource.array_mapping;
   k.resource.size_regf = p.resource.size_regf;
+  k.resource.size_gbuf = p.resource.size_gbuf;  // filters_may_stay
   // What the NoC terms read: the memory nodes' count, pinning, and whether the ofmaps stay in
   // the processing region.
   k.resource.dram_region.dim = p.resource.dram_region.dim;

@@ -4,9 +4,11 @@
 // word. Per partition of B's list and per nest of the map strategy, the fetch counts into
 // REGF are at least the loop trips above a REGF tile that fits the REGF; the energy floor is
 // the least over the partitions, nests and tiles, with the partition's least NoC hops that no
-// layout changes, and the time floor the least processing time over the same nests.
-// It depends on the layer, the batch, the processing region's shape, the PE array, the REGF
-// size, the unit costs and the options, not on the constraint, the layout or where the data
+// layout changes (filter and ifmap copies, partial sums), and the time floor the least
+// processing time over the same nests. It also says whether any of them can keep a node's
+// filter slice on chip across the top-level BAT loop (filters_may_stay).
+// It depends on the layer, the batch, the processing region's shape, the PE array, the REGF and
+// GBUF sizes, the unit costs and the options, not on the constraint, the layout or where the data
 // come from and go (the cache key, refetch_bound_key). Spec: nn_dataflow-spec.md §6.4, §7.2-7.5
 // and docs/kapla_inter_layer.md §6.
 #pragma once
@@ -23,6 +25,10 @@ struct RefetchFloor {
   double energy = 0;
   /// <= processing time (unit_time x Π loopcnt, whatever the blocking, §7.5), so <= time.
   double time = 0;
+  /// False when no partition and nest can keep a node's whole filter slice on chip across
+  /// the top-level BAT loop (in GBUF, shared at best over its sharing group, or in REGF): a
+  /// constraint with topbat > 1 then fetches the filters topbat times (cost_bound.cpp).
+  bool filters_may_stay = true;
 };
 
 /// The floors of every valid schedule of `p` (0 where they do not apply: back-propagation

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -213,14 +214,18 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
     const auto fq = pricing::refetch_bound(q);
     EXPECT_EQ(fp.energy, fq.energy) << model::describe(p.layer);
     EXPECT_EQ(fp.time, fq.time) << model::describe(p.layer);
+    EXPECT_EQ(fp.filters_may_stay, fq.filters_may_stay) << model::describe(p.layer);
     pricing::RefetchBounds memo;
     EXPECT_EQ(memo(p).energy, fp.energy);
     EXPECT_EQ(memo(q).time, fp.time);
-    auto r = p;  // what it reads: the REGF size, the batch, pinning
+    auto r = p;  // what it reads: the REGF and GBUF sizes, the batch, pinning
     r.resource.size_regf += 1;
     EXPECT_NE(pricing::refetch_bound_key(r), pricing::refetch_bound_key(p));
     r = p;
     r.batch += 1;
+    EXPECT_NE(pricing::refetch_bound_key(r), pricing::refetch_bound_key(p));
+    r = p;
+    r.resource.size_gbuf += 1;
     EXPECT_NE(pricing::refetch_bound_key(r), pricing::refetch_bound_key(p));
     r = p;
     r.resource.no_time_mux = !r.resource.no_time_mux;
@@ -228,6 +233,49 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
     ++compared;
   }
   EXPECT_GT(compared, 15u);
+}
+
+// RefetchFloor::filters_may_stay = false claims that no valid scheme keeps a node's filter
+// slice on chip across the top-level BAT loop: under a constraint with topbat > 1, every valid
+// scheme fetches the filters at least topbat times. The golden problems with a smaller GBUF
+// (so that the claim is made) and topbat = 2, with their options and KAPLA's inference ones
+// (buffer sharing), each against the schemes B's space holds.
+TEST(RefetchBound, FiltersThatCannotStayAreFetchedPerBatchBlock) {
+  std::size_t claimed = 0, schemes = 0, kept = 0;
+  std::uint64_t seed = 5000;
+  for (auto p : golden_problems()) {
+    if (p.layer.is_back() || !p.layer.has_filter() || p.layer.is_matmul() || p.batch % 2 != 0)
+      continue;
+    p.constraint = {2, 0, 0, false, false};
+    for (const std::int64_t shrink : {1, 8, 64, -8, -64}) {
+      auto q = p;
+      // Negative: KAPLA's inference options, with buffer sharing.
+      if (shrink < 0) q.options = model::kapla_option_preset("inference");
+      q.resource.size_gbuf = std::max<std::int64_t>(1, p.resource.size_gbuf / std::abs(shrink));
+      const auto floor = pricing::refetch_bound(q);
+      const SchemeSpace space = SchemeSpace::of_problem(q);
+      if (space.empty()) continue;
+      const auto evaluate = cost_model_evaluator(q, space);
+      Rng rng(++seed);
+      claimed += floor.filters_may_stay ? 0 : 1;
+      for (int i = 0; i < 200; ++i) {
+        const auto s = evaluate(space.sample(rng));
+        if (!s) continue;
+        if (s->fetch[0][DataCategory::Fil] < 2) {
+          ++kept;
+          EXPECT_TRUE(floor.filters_may_stay)
+              << model::describe(q.layer) << ", GBUF " << q.resource.size_gbuf;
+        } else if (!floor.filters_may_stay) {
+          ++schemes;
+        }
+      }
+    }
+  }
+  std::cout << "[filters] claimed on " << claimed << " problems, " << schemes
+            << " schemes fetch per batch block there; " << kept << " keep the filters elsewhere\n";
+  EXPECT_GT(claimed, 20u);
+  EXPECT_GT(schemes, 200u);
+  EXPECT_GT(kept, 200u);
 }
 
 }  // namespace

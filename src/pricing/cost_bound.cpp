@@ -21,27 +21,6 @@ double ifmap_words(const model::Layer& L, std::int64_t batch, std::int64_t rows_
   return channels * static_cast<double>(batch) * rows * cols;
 }
 
-// How often the filters cross DRAM at least. A constraint with topbat > 1 makes BAT the
-// outermost top-level loop (TopBlockingConstraint::is_valid_top_bl); with topifm or topofm > 1
-// as well, a filter loop of factor > 1 sits inside it, so set_fetch counts the whole BAT factor:
-// fetch[0][FIL] = topbat, and no pinning (that needs every filter top factor 1). Without such
-// a constraint: once, or never when pinning is possible (no_time_mux) or the layer has no filter.
-double min_filter_fetches(const LayerProblem& p, bool filters_may_stay) {
-  if (!p.layer.has_filter()) return 0;
-  // A MatMul's B differs per sample and head (its data loops hold BAT): every word crosses
-  // DRAM at least once, a batch block fetches its own words, and it is never pinned.
-  if (p.layer.is_matmul()) return 1;
-  const auto top = p.constraint.top_blocking();
-  // A filter loop of top factor > 1 is also forced when no node's filter slice can stay on
-  // chip with those factors at 1 (RefetchFloor::filters_may_stay): under topbat > 1 a filter
-  // kept apart from GBUF has fetch[1] >= topbat > fetch[0], so GBUF stores it, unless all
-  // its loops sit at the REGF level.
-  const bool fil_loop_outer = top.topifm > 1 || top.topofm > 1 || !filters_may_stay;
-  if (top.topbat > 1 && fil_loop_outer) return static_cast<double>(top.topbat);
-  if (p.resource.no_time_mux) return 0;
-  return 1;
-}
-
 // The words the array bus (ITCN) carries at least (calc_stats: unit ITCN accesses x
 // fetch[1] >= 1, over the nodes; the replicas count rsz, at least the DRAM level's replica
 // count; pinning clears fetch[0] only). A systolic unit pass sends each word of its blocks
@@ -67,6 +46,45 @@ ItcnWords min_itcn_words(const model::Layer& L, std::int64_t batch, double fil_w
 }
 
 }  // namespace
+
+// How often the filters cross DRAM at least. A constraint with topbat > 1 makes BAT the
+// outermost top-level loop (TopBlockingConstraint::is_valid_top_bl); with topifm or topofm > 1
+// as well, a filter loop of factor > 1 sits inside it, so set_fetch counts the whole BAT factor:
+// fetch[0][FIL] = topbat, and no pinning (that needs every filter top factor 1). Without such
+// a constraint: once, or never when pinning is possible (no_time_mux) or the layer has no filter.
+double min_filter_fetches(const LayerProblem& p, const RefetchFloor& floor) {
+  if (!p.layer.has_filter()) return 0;
+  // A MatMul's B differs per sample and head (its data loops hold BAT): every word crosses
+  // DRAM at least once, a batch block fetches its own words, and it is never pinned.
+  if (p.layer.is_matmul()) return 1;
+  const auto top = p.constraint.top_blocking();
+  // A filter loop of top factor > 1 is also forced when no node's filter slice can stay on
+  // chip with those factors at 1 (RefetchFloor::filters_may_stay): under topbat > 1 a filter
+  // kept apart from GBUF has fetch[1] >= topbat > fetch[0], so GBUF stores it, unless all
+  // its loops sit at the REGF level.
+  const bool fil_loop_outer = top.topifm > 1 || top.topofm > 1 || !floor.filters_may_stay;
+  if (top.topbat > 1 && fil_loop_outer) return static_cast<double>(top.topbat);
+  if (p.resource.no_time_mux) return 0;
+  return 1;
+}
+
+// How often the ifmaps cross DRAM at least. A constraint with topofm > 1 (and no IFM factor
+// above 1 forced) makes OFM the outermost top-level loop but for a constrained BAT
+// (is_valid_top_bl), so an IFM or unconstrained BAT factor > 1 sits inside it and set_fetch
+// counts the whole OFM factor: fetch[0][IFM] = topofm. Fetched once, then, only with those
+// factors at 1, a BAT block of the node's ifmaps (unit_cnt[0][IFM], the floor's least words /
+// topbat) stays: GBUF stores it (fetch[1][IFM] >= topofm > fetch[0]) unless its loops all
+// sit at the REGF level (no GBUF-level inn, fetch[1] = fetch[0]), so it fits one or the other.
+double min_ifmap_fetches(const LayerProblem& p, const RefetchFloor& floor) {
+  const auto top = p.constraint.top_blocking();
+  if (top.topofm <= 1 || top.topifm > 1 || floor.least_ifmap_gbuf <= 0) return 1;
+  const auto blocks = static_cast<double>(std::max<std::int64_t>(top.topbat, 1));
+  constexpr double kSlack = 1 + 1e-9;
+  const bool may_stay =
+      floor.least_ifmap_gbuf / blocks <= static_cast<double>(p.resource.size_gbuf) * kSlack ||
+      floor.least_ifmap_regf / blocks <= static_cast<double>(p.resource.size_regf) * kSlack;
+  return may_stay ? 1 : static_cast<double>(top.topofm);
+}
 
 // Per channel, `n` output rows need (n - f) * stride + f * window >= n * min(window, stride)
 // input rows for a fold count f <= n (Eyeriss and systolic unit passes alike,
@@ -95,12 +113,13 @@ LayerCostBound layer_cost_bound(const LayerProblem& p, const RefetchFloor& floor
   // (OFM written to) a processing region instead of DRAM is charged as remote GBUF accesses.
   const double fil_words = static_cast<double>(L.total_filter_size()) *
                            static_cast<double>(L.is_matmul() ? p.batch : 1);  // B per sample
-  const double fil = fil_words * min_filter_fetches(p, floor.filters_may_stay);
+  const double fil = fil_words * min_filter_fetches(p, floor);
   const double ifm = min_ifmap_words(L, p.batch);
   const double ofm = static_cast<double>(L.total_ofmap_size(p.batch));
   const bool src_dram = p.resource.src_data_region.type == mapping::RegionType::Dram;
   const bool dst_dram = p.resource.dst_data_region.type == mapping::RegionType::Dram;
-  const double dram_words = fil + (src_dram ? ifm : 0) + (dst_dram ? ofm : 0);
+  const double dram_words =
+      fil + (src_dram ? ifm * min_ifmap_fetches(p, floor) : 0) + (dst_dram ? ofm : 0);
   b.energy += c.mem_hier[MemLevel::Dram] * dram_words;
   b.energy += c.mem_hier[MemLevel::Gbuf] * ((src_dram ? 0 : ifm) + (dst_dram ? 0 : ofm));
   // ITCN: every word a unit pass uses crosses the array bus (min_itcn_words).

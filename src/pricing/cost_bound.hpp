@@ -26,6 +26,12 @@ struct LayerCostBound {
 /// The ifmap words a forward layer's unit passes read at least once, however it is split.
 double min_ifmap_words(const model::Layer& layer, std::int64_t batch);
 
+/// How often every valid schedule of `problem` fetches its filters (ifmaps) from DRAM at
+/// least, fetch[0] of §7.3 after pinning, under its constraint; `floor` (refetch_bound) adds
+/// what the capacities force.
+double min_filter_fetches(const LayerProblem& problem, const RefetchFloor& floor = {});
+double min_ifmap_fetches(const LayerProblem& problem, const RefetchFloor& floor = {});
+
 /// `floor`: refetch_bound(problem) (refetch_bound.hpp), or none; the ITCN, stored-GBUF and
 /// NoC terms are then at least its energy and the processing time at least its time.
 LayerCostBound layer_cost_bound(const LayerProblem& problem, const RefetchFloor& floor = {});

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "core/math.hpp"
@@ -151,32 +152,49 @@ double least_partition_hops(const LayerProblem& p, const mapping::PartitionSchem
   return hops;
 }
 
+// The most nodes over which GBUF sharing may spread a category with data loops `loops`
+// (§8.9.1: its sharing loop is the first loop not among them; BAT shares over at most the
+// OFMP x BATP nodes, OFM over the OUTP ones, IFM over the INPP ones); 1 without sharing.
+double largest_sharing_group(const mapping::LoopSet& loops, const mapping::PartitionScheme& part,
+                             const model::SearchOptions& options) {
+  if (!options.hw_gbuf_sharing) return 1;
+  using PD = ParallelDim;
+  if (!loops.contains(LoopDim::Ifm)) return static_cast<double>(part.size(PD::Inpp));
+  if (!loops.contains(LoopDim::Ofm)) return static_cast<double>(part.size(PD::Outp));
+  if (!loops.contains(LoopDim::Bat))
+    return static_cast<double>(part.size(PD::Ofmp) * part.size(PD::Batp));
+  return 1;
+}
+
 // Whether the nest may keep a node's filter slice on chip with the top-level factors of the
 // filter's loops at 1 (§7.2-7.4): the slice (unit_cnt[0][FIL] x usize_gbuf at those factors)
-// fits the GBUF over the largest sharing group its sharing loop allows (§8.9.1: BAT shares over
-// at most the OFMP x BATP nodes, OFM over OUTP, IFM over INPP), or the slice's REGF words fit
-// the REGF (it bypasses GBUF only if GBUF has no reuse, all its loops at the REGF level).
-// A filter whose loops hold BAT differs per sample and never stays: true (no claim).
+// fits the GBUF over the largest sharing group, or the slice's REGF words fit the REGF (it
+// bypasses GBUF only if GBUF has no reuse, all its loops at the REGF level). A filter whose
+// loops hold BAT differs per sample and never stays: true (no claim).
 bool filter_may_stay(const cost::NestedLoopDesc& n, const mapping::PartitionScheme& part,
                      const LayerProblem& p) {
   const auto& loops = n.data_loops[DataCategory::Fil];
   if (loops.contains(LoopDim::Bat)) return true;
   const auto count = static_cast<double>(n.data_loopcnt(DataCategory::Fil));
-  double share = 1;
-  if (p.options.hw_gbuf_sharing) {
-    using PD = ParallelDim;
-    if (!loops.contains(LoopDim::Ifm))
-      share = static_cast<double>(part.size(PD::Inpp));
-    else if (!loops.contains(LoopDim::Ofm))
-      share = static_cast<double>(part.size(PD::Outp));
-    else
-      share = static_cast<double>(part.size(PD::Ofmp) * part.size(PD::Batp));
-  }
+  const double share = largest_sharing_group(loops, part, p.options);
   const double slack = 1 + 1e-9;
   return n.usize_gbuf[DataCategory::Fil] * count / share <=
              static_cast<double>(p.resource.size_gbuf) * slack ||
          n.usize_regf[DataCategory::Fil] * count <=
              static_cast<double>(p.resource.size_regf) * slack;
+}
+
+// The GBUF words a node's ifmaps take with every top-level factor at 1 (unit_cnt[0][IFM] x
+// usize_gbuf, §7.2), over the largest sharing group, and their REGF words with every factor
+// but the REGF level's at 1; {0, 0} (no claim) unless the nest has the convolution's loops.
+std::pair<double, double> ifmap_slice_words(const cost::NestedLoopDesc& n,
+                                            const mapping::PartitionScheme& part,
+                                            const LayerProblem& p) {
+  if (!n.has_conv_data_loops()) return {0, 0};
+  const auto count = static_cast<double>(n.data_loopcnt(DataCategory::Ifm));
+  return {n.usize_gbuf[DataCategory::Ifm] * count /
+              largest_sharing_group(n.data_loops[DataCategory::Ifm], part, p.options),
+          n.usize_regf[DataCategory::Ifm] * count};
 }
 
 }  // namespace
@@ -200,6 +218,7 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
   double best = std::numeric_limits<double>::infinity();
   double least_time = best;
   bool filters_may_stay = !p.layer.has_filter();
+  double least_ifmap_gbuf = best, least_ifmap_regf = best;
   // The per-node layer, hence the nests, depend on the partition's sizes only.
   std::set<std::array<std::int64_t, 5>> seen;
   for (const auto& part :
@@ -217,6 +236,9 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
         plain ? p.costs.noc_hop * least_partition_hops(p, part, filters_fetched, ofmaps_moved) : 0;
     for (const auto& n : map.nlds) {
       filters_may_stay = filters_may_stay || filter_may_stay(n, part, p);
+      const auto [gbuf, regf] = ifmap_slice_words(n, part, p);
+      least_ifmap_gbuf = std::min(least_ifmap_gbuf, gbuf);
+      least_ifmap_regf = std::min(least_ifmap_regf, regf);
       if (const auto e = least_nest_energy(n, size_regf, nodes, p.costs, stored)) {
         best = std::min(best, noc + *e);
         least_time = std::min(
@@ -226,7 +248,7 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
   if (!std::isfinite(best)) return {};
-  return {best, least_time, filters_may_stay};
+  return {best, least_time, filters_may_stay, least_ifmap_gbuf, least_ifmap_regf};
 }
 
 std::string refetch_bound_key(const LayerProblem& p) {

@@ -6,7 +6,8 @@
 // the least over the partitions, nests and tiles, with the partition's least NoC hops that no
 // layout changes (filter and ifmap copies, partial sums), and the time floor the least
 // processing time over the same nests. It also says whether any of them can keep a node's
-// filter slice on chip across the top-level BAT loop (filters_may_stay).
+// filter slice on chip across the top-level BAT loop (filters_may_stay), and the least room a
+// node's ifmaps take in GBUF and REGF (least_ifmap_gbuf, least_ifmap_regf).
 // It depends on the layer, the batch, the processing region's shape, the PE array, the REGF and
 // GBUF sizes, the unit costs and the options, not on the constraint, the layout or where the data
 // come from and go (the cache key, refetch_bound_key). Spec: nn_dataflow-spec.md §6.4, §7.2-7.5
@@ -29,6 +30,12 @@ struct RefetchFloor {
   /// the top-level BAT loop (in GBUF, shared at best over its sharing group, or in REGF): a
   /// constraint with topbat > 1 then fetches the filters topbat times (cost_bound.cpp).
   bool filters_may_stay = true;
+  /// <= the GBUF words a node's ifmaps take with every top-level factor at 1, over the
+  /// largest sharing group, and their REGF words with every factor but the REGF level's at 1
+  /// (0: no claim): a constraint with topofm > 1 refetches the ifmaps topofm times unless a
+  /// BAT block of them stays in GBUF or REGF (cost_bound.cpp).
+  double least_ifmap_gbuf = 0;
+  double least_ifmap_regf = 0;
 };
 
 /// The floors of every valid schedule of `p` (0 where they do not apply: back-propagation

@@ -235,47 +235,63 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
   EXPECT_GT(compared, 15u);
 }
 
-// RefetchFloor::filters_may_stay = false claims that no valid scheme keeps a node's filter
-// slice on chip across the top-level BAT loop: under a constraint with topbat > 1, every valid
-// scheme fetches the filters at least topbat times. The golden problems with a smaller GBUF
-// (so that the claim is made) and topbat = 2, with their options and KAPLA's inference ones
-// (buffer sharing), each against the schemes B's space holds.
-TEST(RefetchBound, FiltersThatCannotStayAreFetchedPerBatchBlock) {
-  std::size_t claimed = 0, schemes = 0, kept = 0;
+// min_filter_fetches and min_ifmap_fetches with the refetch floor claim top-level fetch
+// counts the capacities force: no partition and nest keeps a node's filter slice on chip
+// across a constrained BAT loop (RefetchFloor::filters_may_stay), or a BAT block of its ifmaps
+// across a constrained OFM loop (least_ifmap_gbuf, least_ifmap_regf). The golden problems
+// under topbat = 2, topofm = 2 or both, with their options and KAPLA's inference ones (buffer
+// sharing) and smaller GBUFs (so that the claims are made), each against the schemes B's
+// space holds: every valid scheme fetches at least the claimed counts.
+TEST(RefetchBound, ClaimedTopLevelFetchesHold) {
+  PerDataCategory<std::size_t> claimed{}, met{}, once{};
   std::uint64_t seed = 5000;
   for (auto p : golden_problems()) {
     if (p.layer.is_back() || !p.layer.has_filter() || p.layer.is_matmul() || p.batch % 2 != 0)
       continue;
-    p.constraint = {2, 0, 0, false, false};
-    for (const std::int64_t shrink : {1, 8, 64, -8, -64}) {
-      auto q = p;
-      // Negative: KAPLA's inference options, with buffer sharing.
-      if (shrink < 0) q.options = model::kapla_option_preset("inference");
-      q.resource.size_gbuf = std::max<std::int64_t>(1, p.resource.size_gbuf / std::abs(shrink));
-      const auto floor = pricing::refetch_bound(q);
-      const SchemeSpace space = SchemeSpace::of_problem(q);
-      if (space.empty()) continue;
-      const auto evaluate = cost_model_evaluator(q, space);
-      Rng rng(++seed);
-      claimed += floor.filters_may_stay ? 0 : 1;
-      for (int i = 0; i < 200; ++i) {
-        const auto s = evaluate(space.sample(rng));
-        if (!s) continue;
-        if (s->fetch[0][DataCategory::Fil] < 2) {
-          ++kept;
-          EXPECT_TRUE(floor.filters_may_stay)
-              << model::describe(q.layer) << ", GBUF " << q.resource.size_gbuf;
-        } else if (!floor.filters_may_stay) {
-          ++schemes;
+    for (const pricing::LayerConstraint c : {pricing::LayerConstraint{2, 0, 0, false, false},
+                                             pricing::LayerConstraint{0, 0, 2, false, false},
+                                             pricing::LayerConstraint{2, 0, 2, false, false}}) {
+      for (const std::int64_t shrink : {1, 8, 64, -8, -64}) {
+        auto q = p;
+        q.constraint = c;
+        // Negative: KAPLA's inference options, with buffer sharing.
+        if (shrink < 0) q.options = model::kapla_option_preset("inference");
+        q.resource.size_gbuf = std::max<std::int64_t>(1, p.resource.size_gbuf / std::abs(shrink));
+        const auto floor = pricing::refetch_bound(q);
+        PerDataCategory<double> least{}, unclaimed{};
+        least[DataCategory::Fil] = pricing::min_filter_fetches(q, floor);
+        least[DataCategory::Ifm] = pricing::min_ifmap_fetches(q, floor);
+        unclaimed[DataCategory::Fil] = pricing::min_filter_fetches(q);
+        unclaimed[DataCategory::Ifm] = pricing::min_ifmap_fetches(q);
+        const SchemeSpace space = SchemeSpace::of_problem(q);
+        if (space.empty()) continue;
+        const auto evaluate = cost_model_evaluator(q, space);
+        Rng rng(++seed);
+        for (auto d : {DataCategory::Fil, DataCategory::Ifm})
+          claimed[d] += least[d] > unclaimed[d] ? 1 : 0;
+        for (int i = 0; i < 150; ++i) {
+          const auto s = evaluate(space.sample(rng));
+          if (!s) continue;
+          for (auto d : {DataCategory::Fil, DataCategory::Ifm}) {
+            EXPECT_GE(s->fetch[0][d], least[d])
+                << model::describe(q.layer) << ", GBUF " << q.resource.size_gbuf << ", category "
+                << static_cast<int>(d);
+            met[d] += least[d] > unclaimed[d] ? 1 : 0;
+            once[d] += s->fetch[0][d] <= 1 ? 1 : 0;
+          }
         }
       }
     }
   }
-  std::cout << "[filters] claimed on " << claimed << " problems, " << schemes
-            << " schemes fetch per batch block there; " << kept << " keep the filters elsewhere\n";
-  EXPECT_GT(claimed, 20u);
-  EXPECT_GT(schemes, 200u);
-  EXPECT_GT(kept, 200u);
+  std::cout << "[fetches] filters: claimed on " << claimed[DataCategory::Fil] << " problems, "
+            << met[DataCategory::Fil] << " schemes there, " << once[DataCategory::Fil]
+            << " fetch at most once; ifmaps: " << claimed[DataCategory::Ifm] << ", "
+            << met[DataCategory::Ifm] << ", " << once[DataCategory::Ifm] << "\n";
+  for (auto d : {DataCategory::Fil, DataCategory::Ifm}) {
+    EXPECT_GT(claimed[d], 20u);
+    EXPECT_GT(met[d], 200u);
+    EXPECT_GT(once[d], 200u);
+  }
 }
 
 }  // namespace

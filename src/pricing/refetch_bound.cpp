@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
@@ -53,16 +54,36 @@ bool may_fit_regf(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>&
 // divides the loop counts (the three levels' factors multiply to them) and fits the REGF
 // (§7.4 step 2): minimum over X and over those tiles, the loops that do not change the energy
 // under X at factor 1 (the least REGF they can take).
+// With the constraint's top factors `top` (1 where free): the REGF tile divides loopcnt / top,
+// and fetch[1][d] >= Π over d's unrelated loops of their top factors (its formula counts
+// T^{0:start} with start >= 1, the top factor included) unless fetch[1] = fetch[0] escapes
+// that: a REGF-reusable category with no GBUF-level factor > 1 on its loops, whose innermost
+// top-level loop sits outside the constrained unrelated ones, which only constrained loops of
+// its own can be (free top loops come after the constrained ones, is_valid_top_bl), so its
+// REGF holds its loops' loopcnt / top: where that does not fit, no scheme escapes.
 std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double size_regf,
                                         double nodes, const model::UnitCosts& c,
-                                        const PerDataCategory<bool>& stored) {
+                                        const PerDataCategory<bool>& stored,
+                                        const PerLoopDim<std::int64_t>& top) {
   if (!may_fit_regf(n, {{1, 1, 1}}, size_regf)) return std::nullopt;
-  // Per loop, the divisors of its count whose tile fits with the other factors at 1 (the
-  // words grow with the factor, so the fitting ones come first).
+  PerDataCategory<double> forced{{1, 1, 1}};
+  for (auto d : all_values<DataCategory>()) {
+    double unrelated = 1, words = n.usize_regf[d];
+    for (auto l : all_values<LoopDim>()) {
+      if (n.data_loops[d].contains(l))
+        words *= static_cast<double>(n.loopcnt[l] / top[l]);
+      else
+        unrelated *= static_cast<double>(top[l]);
+    }
+    const bool escapes = n.regf_reusable[d] && words <= size_regf * (1 + 1e-9);
+    if (!escapes) forced[d] = unrelated;
+  }
+  // Per loop, the divisors of its count below the top factor whose tile fits with the other
+  // factors at 1 (the words grow with the factor, so the fitting ones come first).
   PerLoopDim<std::vector<std::int64_t>> fits{};
   for (auto u : all_values<LoopDim>()) {
     PerLoopDim<std::int64_t> t{{1, 1, 1}};
-    for_each_divisor(n.loopcnt[u], [&](std::int64_t f) {
+    for_each_divisor(n.loopcnt[u] / top[u], [&](std::int64_t f) {
       t[u] = f;
       if (!may_fit_regf(n, t, size_regf)) return false;
       fits[u].push_back(f);
@@ -98,6 +119,7 @@ std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double si
           if (counts[d])
             for (auto u : all_values<LoopDim>())
               if (!n.data_loops[d].contains(u)) f *= static_cast<double>(n.loopcnt[u] / t2[u]);
+          f = std::max(f, forced[d]);
           if (d == n.rw_data) f = 2 * f - 1;
           e += c.mem_hier[MemLevel::Itcn] * n.total_access_at_of(MemLevel::Itcn, d) * f * nodes;
           if (stored[d])
@@ -199,13 +221,32 @@ std::pair<double, double> ifmap_slice_words(const cost::NestedLoopDesc& n,
 
 }  // namespace
 
-RefetchFloor refetch_bound(const LayerProblem& p) {
-  if (p.layer.is_back() || p.options.imperfect != model::Imperfect::None) return {};
-  // Categories that may not bypass GBUF are stored whatever the blocking (§7.4 step 1).
-  PerDataCategory<bool> stored{};
-  for (auto d : all_values<DataCategory>()) stored[d] = !p.options.sw_gbuf_bypass[d];
+namespace detail {
+
+// A nest of one partition size, with the partition's NoC floor.
+struct FloorNest {
+  cost::NestedLoopDesc nld;
+  double nodes = 0;
+  double noc = 0;
+};
+
+// What the floor reads that does not depend on the constraint (refetch_bound_key's inputs).
+struct FloorNests {
+  bool applies = false;  // not for back-propagation kinds or imperfect factorisation
+  std::vector<FloorNest> nests;
+  bool filters_may_stay = true;
+  double least_ifmap_gbuf = 0, least_ifmap_regf = 0;
+};
+
+}  // namespace detail
+
+namespace {
+
+detail::FloorNests collect_floor_nests(const LayerProblem& p) {
+  detail::FloorNests out;
+  if (p.layer.is_back() || p.options.imperfect != model::Imperfect::None) return out;
+  out.applies = true;
   const auto& r = p.resource;
-  const auto size_regf = static_cast<double>(r.size_regf);
   // NoC terms for plain convolutions and FC layers only (the filter and ofmap ranges of the
   // other kinds differ, mapping/proc_data_range.cpp). Filters cross DRAM at least once unless
   // they may be pinned (no_time_mux); ofmaps are moved unless they stay in the processing
@@ -215,10 +256,9 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
       !p.layer.is_depthwise();
   const bool filters_fetched = !r.no_time_mux;
   const bool ofmaps_moved = !(r.dst_data_region == r.proc_region);
-  double best = std::numeric_limits<double>::infinity();
-  double least_time = best;
   bool filters_may_stay = !p.layer.has_filter();
-  double least_ifmap_gbuf = best, least_ifmap_regf = best;
+  double least_ifmap_gbuf = std::numeric_limits<double>::infinity();
+  double least_ifmap_regf = least_ifmap_gbuf;
   // The per-node layer, hence the nests, depend on the partition's sizes only.
   std::set<std::array<std::int64_t, 5>> seen;
   for (const auto& part :
@@ -239,16 +279,51 @@ RefetchFloor refetch_bound(const LayerProblem& p) {
       const auto [gbuf, regf] = ifmap_slice_words(n, part, p);
       least_ifmap_gbuf = std::min(least_ifmap_gbuf, gbuf);
       least_ifmap_regf = std::min(least_ifmap_regf, regf);
-      if (const auto e = least_nest_energy(n, size_regf, nodes, p.costs, stored)) {
-        best = std::min(best, noc + *e);
-        least_time = std::min(
-            least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
-      }
+      out.nests.push_back({n, nodes, noc});
+    }
+  }
+  if (out.nests.empty()) return out;
+  out.filters_may_stay = filters_may_stay;
+  out.least_ifmap_gbuf = least_ifmap_gbuf;
+  out.least_ifmap_regf = least_ifmap_regf;
+  return out;
+}
+
+RefetchFloor evaluate_floor(const detail::FloorNests& f, const LayerProblem& p) {
+  if (!f.applies) return {};
+  // Categories that may not bypass GBUF are stored whatever the blocking (§7.4 step 1).
+  PerDataCategory<bool> stored{};
+  for (auto d : all_values<DataCategory>()) stored[d] = !p.options.sw_gbuf_bypass[d];
+  const auto size_regf = static_cast<double>(p.resource.size_regf);
+  // The constraint's top factors (is_valid_top_bl: a constrained factor is exactly its value).
+  const auto tb = p.constraint.top_blocking();
+  PerLoopDim<std::int64_t> top{{1, 1, 1}};
+  top[LoopDim::Ifm] = std::max<std::int64_t>(tb.topifm, 1);
+  top[LoopDim::Ofm] = std::max<std::int64_t>(tb.topofm, 1);
+  top[LoopDim::Bat] = std::max<std::int64_t>(tb.topbat, 1);
+  double best = std::numeric_limits<double>::infinity();
+  double least_time = best;
+  for (const auto& fn : f.nests) {
+    const auto& n = fn.nld;
+    // A top factor that does not divide the loop count leaves the nest no scheme.
+    bool divides = true;
+    for (auto l : all_values<LoopDim>()) divides = divides && n.loopcnt[l] % top[l] == 0;
+    if (!divides) continue;
+    if (const auto e = least_nest_energy(n, size_regf, fn.nodes, p.costs, stored, top)) {
+      best = std::min(best, fn.noc + *e);
+      least_time = std::min(
+          least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
     }
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
   if (!std::isfinite(best)) return {};
-  return {best, least_time, filters_may_stay, least_ifmap_gbuf, least_ifmap_regf};
+  return {best, least_time, f.filters_may_stay, f.least_ifmap_gbuf, f.least_ifmap_regf};
+}
+
+}  // namespace
+
+RefetchFloor refetch_bound(const LayerProblem& p) {
+  return evaluate_floor(collect_floor_nests(p), p);
 }
 
 std::string refetch_bound_key(const LayerProblem& p) {
@@ -271,10 +346,13 @@ std::string refetch_bound_key(const LayerProblem& p) {
   return problem_key(k, false);
 }
 
+RefetchBounds::RefetchBounds() = default;
+RefetchBounds::~RefetchBounds() = default;
+
 RefetchFloor RefetchBounds::operator()(const LayerProblem& p) {
   auto [it, inserted] = known_.try_emplace(refetch_bound_key(p));
-  if (inserted) it->second = refetch_bound(p);
-  return it->second;
+  if (inserted) it->second = std::make_unique<const detail::FloorNests>(collect_floor_nests(p));
+  return evaluate_floor(*it->second, p);
 }
 
 }  // namespace kapla::pricing

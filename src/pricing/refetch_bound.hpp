@@ -9,11 +9,12 @@
 // filter slice on chip across the top-level BAT loop (filters_may_stay), and the least room a
 // node's ifmaps take in GBUF and REGF (least_ifmap_gbuf, least_ifmap_regf).
 // It depends on the layer, the batch, the processing region's shape, the PE array, the REGF and
-// GBUF sizes, the unit costs and the options, not on the constraint, the layout or where the data
-// come from and go (the cache key, refetch_bound_key). Spec: nn_dataflow-spec.md §6.4, §7.2-7.5
-// and docs/kapla_inter_layer.md §6.
+// GBUF sizes, the unit costs, the options and the constraint's top factors, not on the layout or
+// where the data come from and go (the cache key, refetch_bound_key, and the constraint). Spec:
+// nn_dataflow-spec.md §6.4, §7.2-7.5 and docs/kapla_inter_layer.md §6.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -38,23 +39,31 @@ struct RefetchFloor {
   double least_ifmap_regf = 0;
 };
 
-/// The floors of every valid schedule of `p` (0 where they do not apply: back-propagation
-/// kinds, imperfect factorisation).
+/// The floors of every valid schedule of `p` under its constraint (0 where they do not apply:
+/// back-propagation kinds, imperfect factorisation).
 RefetchFloor refetch_bound(const LayerProblem& p);
 
-/// problem_key of `p` without what refetch_bound does not read (constraint, layout, the
-/// regions' places and kinds): problems with equal keys have equal refetch bounds.
+/// problem_key of `p` without what refetch_bound reads only through the constraint, and
+/// without what it does not read (layout, the regions' places and kinds): problems with equal
+/// keys and equal constraints have equal refetch bounds.
 std::string refetch_bound_key(const LayerProblem& p);
 
-/// refetch_bound remembered by refetch_bound_key: the network search asks for the same layer
-/// on the same region shape under many constraints and placements (one bound costs the map
-/// strategy on every partition size). Not thread-safe.
+namespace detail {
+struct FloorNests;  // the partitions' nests, collected once per key
+}
+
+/// refetch_bound with the partitions' nests remembered by refetch_bound_key (collecting them
+/// costs the map strategy on every partition size; the network search asks for the same layer
+/// on the same region shape under many constraints and placements), the constraint applied
+/// on each call. Not thread-safe.
 class RefetchBounds {
  public:
+  RefetchBounds();
+  ~RefetchBounds();
   RefetchFloor operator()(const LayerProblem& p);
 
  private:
-  std::unordered_map<std::string, RefetchFloor> known_;
+  std::unordered_map<std::string, std::unique_ptr<const detail::FloorNests>> known_;
 };
 
 }  // namespace kapla::pricing

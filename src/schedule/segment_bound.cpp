@@ -20,14 +20,13 @@ SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& n
                              std::int64_t batch, const model::UnitCosts& costs,
                              const model::SearchOptions& options, bool whole_network,
                              pricing::RefetchBounds* refetch)
-    : whole_network_(whole_network), layers_(seg.size()) {
+    : whole_network_(whole_network), refetch_(refetch), layers_(seg.size()) {
   for (std::size_t sp = 0; sp < seg.size(); ++sp) {
     for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
       LayerBounds l;
       l.problem = segment_layer_problem(seg, sp, tm, net, batch);
       l.problem.costs = costs;
       l.problem.options = options;
-      if (refetch != nullptr) l.refetch_floor = (*refetch)(l.problem);
       layers_[sp].push_back(std::move(l));
     }
   }
@@ -44,7 +43,8 @@ SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) {
           std::find_if(l.seen.begin(), l.seen.end(), [&](const auto& e) { return e.first == lc; });
       if (it == l.seen.end()) {
         l.problem.constraint = layer_constraint(lc);
-        l.seen.emplace_back(lc, pricing::layer_cost_bound(l.problem, l.refetch_floor));
+        const auto floor = refetch_ != nullptr ? (*refetch_)(l.problem) : pricing::RefetchFloor{};
+        l.seen.emplace_back(lc, pricing::layer_cost_bound(l.problem, floor));
         it = std::prev(l.seen.end());
       }
       const pricing::LayerCostBound& lb = it->second;

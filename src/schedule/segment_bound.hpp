@@ -42,8 +42,8 @@ SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& 
 /// instructions were layer bounds). The same values as segment_bound; not thread-safe.
 class SegmentBounds {
  public:
-  /// `refetch`: the layers' refetch floors (pricing/refetch_bound.hpp), remembered across
-  /// segments; null leaves them out.
+  /// `refetch`: the layers' refetch floors (pricing/refetch_bound.hpp), their nests remembered
+  /// across segments, each under the layer's constraint; null leaves them out.
   SegmentBounds(const PipelineSegment& seg, const model::Network& net, std::int64_t batch,
                 const model::UnitCosts& costs, const model::SearchOptions& options,
                 bool whole_network, pricing::RefetchBounds* refetch = nullptr);
@@ -51,11 +51,11 @@ class SegmentBounds {
 
  private:
   struct LayerBounds {
-    pricing::LayerProblem problem;        // without its constraint
-    pricing::RefetchFloor refetch_floor;  // constraint-free
+    pricing::LayerProblem problem;  // with the last constraint seen
     std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
   };
   bool whole_network_;
+  pricing::RefetchBounds* refetch_;
   std::vector<std::vector<LayerBounds>> layers_;  // [sp][tm], the segment's shape
 };
 

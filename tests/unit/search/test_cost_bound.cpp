@@ -195,18 +195,19 @@ TEST(LayerCostBound, BelowSampledSchemesAwayFromTheMemory) {
   EXPECT_GT(c.tightest, 0.5);
 }
 
-// The refetch floor is constraint-free and layout-free, so the network search remembers it
-// by refetch_bound_key: problems with equal keys must have equal floors (computed apart
-// here), and what the floor reads must change the key.
+// The refetch floor is layout-free and place-free, and reads the constraint apart, so the
+// network search remembers its nests by refetch_bound_key and applies each constraint:
+// problems with equal keys and constraints must have equal floors (computed apart here), the
+// memo must give refetch_bound's floor under any constraint, and what the floor reads must
+// change the key.
 TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
   const auto problems = golden_problems();
-  std::size_t compared = 0;
+  std::size_t compared = 0, constrained = 0;
   for (std::size_t i = 0; i < problems.size(); i += 7) {
     auto p = problems[i];
     if (p.layer.is_back()) continue;
     p.options = model::kapla_option_preset("inference");
-    auto q = p;  // another constraint, another place and another layout
-    q.constraint = {2, 0, 1, false, true};
+    auto q = p;  // another place and another layout
     q.resource.proc_region.origin = {q.resource.proc_region.origin.h + 1, 0};
     q.ifmap_layout = {};
     ASSERT_EQ(pricing::refetch_bound_key(p), pricing::refetch_bound_key(q));
@@ -218,6 +219,17 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
     pricing::RefetchBounds memo;
     EXPECT_EQ(memo(p).energy, fp.energy);
     EXPECT_EQ(memo(q).time, fp.time);
+    // Another constraint: same key, the memo's nests, the constraint's floor.
+    for (const pricing::LayerConstraint c : {pricing::LayerConstraint{2, 0, 1, false, true},
+                                             pricing::LayerConstraint{0, 0, 2, false, false}}) {
+      auto r = p;
+      r.constraint = c;
+      ASSERT_EQ(pricing::refetch_bound_key(r), pricing::refetch_bound_key(p));
+      const auto fr = pricing::refetch_bound(r);
+      EXPECT_EQ(memo(r).energy, fr.energy) << model::describe(p.layer);
+      EXPECT_EQ(memo(r).time, fr.time) << model::describe(p.layer);
+      constrained += fr.energy != fp.energy ? 1 : 0;
+    }
     auto r = p;  // what it reads: the REGF and GBUF sizes, the batch, pinning
     r.resource.size_regf += 1;
     EXPECT_NE(pricing::refetch_bound_key(r), pricing::refetch_bound_key(p));
@@ -233,6 +245,7 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
     ++compared;
   }
   EXPECT_GT(compared, 15u);
+  EXPECT_GT(constrained, 5u);  // the constraint moves some floors
 }
 
 // min_filter_fetches and min_ifmap_fetches with the refetch floor claim top-level fetch
@@ -241,9 +254,11 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
 // across a constrained OFM loop (least_ifmap_gbuf, least_ifmap_regf). The golden problems
 // under topbat = 2, topofm = 2 or both, with their options and KAPLA's inference ones (buffer
 // sharing) and smaller GBUFs (so that the claims are made), each against the schemes B's
-// space holds: every valid scheme fetches at least the claimed counts.
+// space holds: every valid scheme fetches at least the claimed counts, and its ITCN, stored
+// GBUF and NoC energy and its processing time are at least the floor under the constraint.
 TEST(RefetchBound, ClaimedTopLevelFetchesHold) {
   PerDataCategory<std::size_t> claimed{}, met{}, once{};
+  std::size_t raised = 0;  // problems whose refetch floor the constraint raises
   std::uint64_t seed = 5000;
   for (auto p : golden_problems()) {
     if (p.layer.is_back() || !p.layer.has_filter() || p.layer.is_matmul() || p.batch % 2 != 0)
@@ -258,6 +273,9 @@ TEST(RefetchBound, ClaimedTopLevelFetchesHold) {
         if (shrink < 0) q.options = model::kapla_option_preset("inference");
         q.resource.size_gbuf = std::max<std::int64_t>(1, p.resource.size_gbuf / std::abs(shrink));
         const auto floor = pricing::refetch_bound(q);
+        auto free = q;
+        free.constraint = {};
+        raised += floor.energy > pricing::refetch_bound(free).energy ? 1 : 0;
         PerDataCategory<double> least{}, unclaimed{};
         least[DataCategory::Fil] = pricing::min_filter_fetches(q, floor);
         least[DataCategory::Ifm] = pricing::min_ifmap_fetches(q, floor);
@@ -272,6 +290,10 @@ TEST(RefetchBound, ClaimedTopLevelFetchesHold) {
         for (int i = 0; i < 150; ++i) {
           const auto s = evaluate(space.sample(rng));
           if (!s) continue;
+          // The floor under the constraint, against the terms it bounds.
+          EXPECT_LE(floor.energy, refetch_terms(q, *s) * kRounding)
+              << model::describe(q.layer) << ", GBUF " << q.resource.size_gbuf;
+          EXPECT_LE(floor.time, s->proc_time) << model::describe(q.layer);
           for (auto d : {DataCategory::Fil, DataCategory::Ifm}) {
             EXPECT_GE(s->fetch[0][d], least[d])
                 << model::describe(q.layer) << ", GBUF " << q.resource.size_gbuf << ", category "
@@ -286,7 +308,9 @@ TEST(RefetchBound, ClaimedTopLevelFetchesHold) {
   std::cout << "[fetches] filters: claimed on " << claimed[DataCategory::Fil] << " problems, "
             << met[DataCategory::Fil] << " schemes there, " << once[DataCategory::Fil]
             << " fetch at most once; ifmaps: " << claimed[DataCategory::Ifm] << ", "
-            << met[DataCategory::Ifm] << ", " << once[DataCategory::Ifm] << "\n";
+            << met[DataCategory::Ifm] << ", " << once[DataCategory::Ifm]
+            << "; the constraint raises the refetch floor on " << raised << "\n";
+  EXPECT_GT(raised, 100u);
   for (auto d : {DataCategory::Fil, DataCategory::Ifm}) {
     EXPECT_GT(claimed[d], 20u);
     EXPECT_GT(met[d], 200u);

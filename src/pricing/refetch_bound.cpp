@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -61,11 +62,8 @@ bool may_fit_regf(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>&
 // top-level loop sits outside the constrained unrelated ones, which only constrained loops of
 // its own can be (free top loops come after the constrained ones, is_valid_top_bl), so its
 // REGF holds its loops' loopcnt / top: where that does not fit, no scheme escapes.
-std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double size_regf,
-                                        double nodes, const model::UnitCosts& c,
-                                        const PerDataCategory<bool>& stored,
-                                        const PerLoopDim<std::int64_t>& top) {
-  if (!may_fit_regf(n, {{1, 1, 1}}, size_regf)) return std::nullopt;
+PerDataCategory<double> forced_fetches(const cost::NestedLoopDesc& n, double size_regf,
+                                       const PerLoopDim<std::int64_t>& top) {
   PerDataCategory<double> forced{{1, 1, 1}};
   for (auto d : all_values<DataCategory>()) {
     double unrelated = 1, words = n.usize_regf[d];
@@ -78,6 +76,30 @@ std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double si
     const bool escapes = n.regf_reusable[d] && words <= size_regf * (1 + 1e-9);
     if (!escapes) forced[d] = unrelated;
   }
+  return forced;
+}
+
+// ITCN + stored-GBUF energy of one nest at the given fetch[1] counts (f: the count before the
+// read-modify-write category's 2f - 1).
+double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<double>& fetch,
+                      double nodes, const model::UnitCosts& c,
+                      const PerDataCategory<bool>& stored) {
+  double e = 0;
+  for (auto d : all_values<DataCategory>()) {
+    const double f = d == n.rw_data ? 2 * fetch[d] - 1 : fetch[d];
+    e += c.mem_hier[MemLevel::Itcn] * n.total_access_at_of(MemLevel::Itcn, d) * f * nodes;
+    if (stored[d])
+      e += c.mem_hier[MemLevel::Gbuf] * n.total_access_at_of(MemLevel::Gbuf, d) * f * nodes;
+  }
+  return e;
+}
+
+std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double size_regf,
+                                        double nodes, const model::UnitCosts& c,
+                                        const PerDataCategory<bool>& stored,
+                                        const PerLoopDim<std::int64_t>& top,
+                                        const PerDataCategory<double>& forced) {
+  if (!may_fit_regf(n, {{1, 1, 1}}, size_regf)) return std::nullopt;
   // Per loop, the divisors of its count below the top factor whose tile fits with the other
   // factors at 1 (the words grow with the factor, so the fitting ones come first).
   PerLoopDim<std::vector<std::int64_t>> fits{};
@@ -113,63 +135,59 @@ std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double si
           t2[LoopDim::Bat] = *it;
           if (may_fit_regf(n, t2, size_regf)) break;
         }
-        double e = 0;
+        PerDataCategory<double> fetch{};
         for (auto d : all_values<DataCategory>()) {
           double f = 1;
           if (counts[d])
             for (auto u : all_values<LoopDim>())
               if (!n.data_loops[d].contains(u)) f *= static_cast<double>(n.loopcnt[u] / t2[u]);
-          f = std::max(f, forced[d]);
-          if (d == n.rw_data) f = 2 * f - 1;
-          e += c.mem_hier[MemLevel::Itcn] * n.total_access_at_of(MemLevel::Itcn, d) * f * nodes;
-          if (stored[d])
-            e += c.mem_hier[MemLevel::Gbuf] * n.total_access_at_of(MemLevel::Gbuf, d) * f * nodes;
+          fetch[d] = std::max(f, forced[d]);
         }
-        best = std::min(best, e);
+        best = std::min(best, nest_energy_at(n, fetch, nodes, c, stored));
       }
   }
   return best;
 }
 
-// The least NoC hops of a partition that do not depend on the ifmap layout or on where the
-// nodes are (§8.6, unit hops x fetch[0] >= 1; mapping::partition_hops), for a plain
-// convolution or FC layer: filter copies, ifmap copies (below) and partial sums. Filters: a node
-// whose ifmap and ofmap ranges are not empty fetches its filter slice from a memory node (a hop per
-// word at least, unless the node is one of them), or is joined to them by a spanning forest (an
-// edge of length >= 1 per node); the slices of the nodes that split ofmap rows, columns and samples
-// are copies, so the words moved are the filters x the non-empty OFMP and BATP parts, less what may
-// sit on memory nodes. Ofmaps (unless stored where they are produced): the INPP nodes of one ofmap
-// range send their partial sums at least one hop each, at least half of them counted, or join a
-// spanning tree read and accumulated (ceil((r + a) / 2) >= |range| x (tree weight) / 2), on
-// top of the range's read from its stored pieces by the nearest node (r, or the middle
-// node's read), which layer_cost_bound counts apart and adds.
-double least_partition_hops(const LayerProblem& p, const mapping::PartitionScheme& part,
-                            bool filters_fetched, bool ofmaps_moved) {
+// The least unit NoC hops of a partition, per category, that do not depend on the ifmap
+// layout or on where the nodes are (§8.6: the hops are unit hops x fetch[0], which
+// evaluate_floor applies; mapping::partition_hops), for a plain convolution or FC layer:
+// filter copies, ifmap copies (below) and partial sums. Filters: a node whose ifmap and ofmap
+// ranges are not empty fetches its filter slice from a memory node (a hop per word at least, unless
+// the node is one of them), or is joined to them by a spanning forest (an edge of length >= 1 per
+// node); the slices of the nodes that split ofmap rows, columns and samples are copies, so the
+// words moved are the filters x the non-empty OFMP and BATP parts, less what may sit on memory
+// nodes. Ofmaps (unless stored where they are produced): the INPP nodes of one ofmap range send
+// their partial sums at least one hop each, at least half of them counted, or join a spanning tree
+// read and accumulated (ceil((r + a) / 2) >= |range| x (tree weight) / 2), on top of the range's
+// read from its stored pieces by the nearest node (r, or the middle node's read), which
+// layer_cost_bound counts apart and adds.
+PerDataCategory<double> least_partition_hops(const LayerProblem& p,
+                                             const mapping::PartitionScheme& part,
+                                             bool ofmaps_moved) {
   const model::Layer& L = p.layer;
   using PD = ParallelDim;
-  double hops = 0;
-  if (filters_fetched) {
-    const auto parts = [](std::int64_t n, std::int64_t len) { return std::min(n, len); };
-    const double copies = static_cast<double>(parts(part.pdims[PD::Ofmp].h, L.sofm.h) *
-                                              parts(part.pdims[PD::Ofmp].w, L.sofm.w) *
-                                              parts(part.size(PD::Batp), p.batch));
-    const double fil = static_cast<double>(L.total_filter_size());
-    const double slice =
-        static_cast<double>(ceil_div(L.nifm, part.size(PD::Inpp)) *
-                            ceil_div(L.nofm, part.size(PD::Outp)) * L.sfil.h * L.sfil.w);
-    const double on_memory = static_cast<double>(p.resource.dram_region.dim.size()) * slice;
-    hops += std::max(0.0, fil * copies - on_memory);
-  }
+  PerDataCategory<double> hops{};
+  const auto parts = [](std::int64_t n, std::int64_t len) { return std::min(n, len); };
+  const double copies = static_cast<double>(parts(part.pdims[PD::Ofmp].h, L.sofm.h) *
+                                            parts(part.pdims[PD::Ofmp].w, L.sofm.w) *
+                                            parts(part.size(PD::Batp), p.batch));
+  const double fil = static_cast<double>(L.total_filter_size());
+  const double slice =
+      static_cast<double>(ceil_div(L.nifm, part.size(PD::Inpp)) *
+                          ceil_div(L.nofm, part.size(PD::Outp)) * L.sfil.h * L.sfil.w);
+  const double on_memory = static_cast<double>(p.resource.dram_region.dim.size()) * slice;
+  hops[DataCategory::Fil] = std::max(0.0, fil * copies - on_memory);
   // Ifmaps: the nodes that split the output channels read the same ifmap range (a plain
   // layer's range does not depend on its OUTP index), each ifmap word at least once
   // (min_ifmap_words). A range read by k nodes costs k - 1 hops per word besides its first
   // read: the spanning tree of its readers, or each reader's own fetch from pieces of which
   // at most one reader is the holder.
   const double readers = static_cast<double>(std::min(part.size(PD::Outp), L.nofm));
-  hops += min_ifmap_words(L, p.batch) * (readers - 1);
+  hops[DataCategory::Ifm] = min_ifmap_words(L, p.batch) * (readers - 1);
   if (ofmaps_moved) {
     const double senders = static_cast<double>(std::min(part.size(PD::Inpp), L.nifm));
-    hops += static_cast<double>(L.total_ofmap_size(p.batch)) * (senders - 1) / 2;
+    hops[DataCategory::Ofm] = static_cast<double>(L.total_ofmap_size(p.batch)) * (senders - 1) / 2;
   }
   return hops;
 }
@@ -227,7 +245,7 @@ namespace detail {
 struct FloorNest {
   cost::NestedLoopDesc nld;
   double nodes = 0;
-  double noc = 0;
+  PerDataCategory<double> unit_hops{};  // least_partition_hops
 };
 
 // What the floor reads that does not depend on the constraint (refetch_bound_key's inputs).
@@ -236,6 +254,8 @@ struct FloorNests {
   std::vector<FloorNest> nests;
   bool filters_may_stay = true;
   double least_ifmap_gbuf = 0, least_ifmap_regf = 0;
+  // The floors evaluated so far, by the constraint's top factors (IFM, OFM, BAT).
+  std::map<std::array<std::int64_t, 3>, RefetchFloor> floors;
 };
 
 }  // namespace detail
@@ -254,7 +274,6 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
   const bool plain =
       (p.layer.type == model::LayerType::Conv || p.layer.type == model::LayerType::FC) &&
       !p.layer.is_depthwise();
-  const bool filters_fetched = !r.no_time_mux;
   const bool ofmaps_moved = !(r.dst_data_region == r.proc_region);
   bool filters_may_stay = !p.layer.has_filter();
   double least_ifmap_gbuf = std::numeric_limits<double>::infinity();
@@ -272,14 +291,14 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
     // The nodes that compute (LoopBlockingEval::num_nodes: the partition's, all of the
     // region's without imperfect splits).
     const auto nodes = static_cast<double>(part.size());
-    const double noc =
-        plain ? p.costs.noc_hop * least_partition_hops(p, part, filters_fetched, ofmaps_moved) : 0;
+    const auto unit_hops =
+        plain ? least_partition_hops(p, part, ofmaps_moved) : PerDataCategory<double>{};
     for (const auto& n : map.nlds) {
       filters_may_stay = filters_may_stay || filter_may_stay(n, part, p);
       const auto [gbuf, regf] = ifmap_slice_words(n, part, p);
       least_ifmap_gbuf = std::min(least_ifmap_gbuf, gbuf);
       least_ifmap_regf = std::min(least_ifmap_regf, regf);
-      out.nests.push_back({n, nodes, noc});
+      out.nests.push_back({n, nodes, unit_hops});
     }
   }
   if (out.nests.empty()) return out;
@@ -289,31 +308,71 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
   return out;
 }
 
+// The constraint's top factors (is_valid_top_bl: a constrained factor is exactly its value),
+// 1 where free.
+PerLoopDim<std::int64_t> top_factors(const LayerProblem& p) {
+  const auto tb = p.constraint.top_blocking();
+  PerLoopDim<std::int64_t> top{{1, 1, 1}};
+  top[LoopDim::Ifm] = std::max<std::int64_t>(tb.topifm, 1);
+  top[LoopDim::Ofm] = std::max<std::int64_t>(tb.topofm, 1);
+  top[LoopDim::Bat] = std::max<std::int64_t>(tb.topbat, 1);
+  return top;
+}
+
 RefetchFloor evaluate_floor(const detail::FloorNests& f, const LayerProblem& p) {
   if (!f.applies) return {};
   // Categories that may not bypass GBUF are stored whatever the blocking (§7.4 step 1).
   PerDataCategory<bool> stored{};
   for (auto d : all_values<DataCategory>()) stored[d] = !p.options.sw_gbuf_bypass[d];
   const auto size_regf = static_cast<double>(p.resource.size_regf);
-  // The constraint's top factors (is_valid_top_bl: a constrained factor is exactly its value).
-  const auto tb = p.constraint.top_blocking();
-  PerLoopDim<std::int64_t> top{{1, 1, 1}};
-  top[LoopDim::Ifm] = std::max<std::int64_t>(tb.topifm, 1);
-  top[LoopDim::Ofm] = std::max<std::int64_t>(tb.topofm, 1);
-  top[LoopDim::Bat] = std::max<std::int64_t>(tb.topbat, 1);
-  double best = std::numeric_limits<double>::infinity();
-  double least_time = best;
-  for (const auto& fn : f.nests) {
+  const auto top = top_factors(p);
+  // The unit hops x the least top-level fetches (the ofmaps' at least 1; the filters' 0 when
+  // they may be pinned).
+  RefetchFloor claims;
+  claims.filters_may_stay = f.filters_may_stay;
+  claims.least_ifmap_gbuf = f.least_ifmap_gbuf;
+  claims.least_ifmap_regf = f.least_ifmap_regf;
+  PerDataCategory<double> fetch0{{1, 1, 1}};
+  fetch0[DataCategory::Fil] = min_filter_fetches(p, claims);
+  fetch0[DataCategory::Ifm] = min_ifmap_fetches(p, claims);
+  auto noc_of = [&](const detail::FloorNest& fn) {
+    double hops = 0;
+    for (auto d : all_values<DataCategory>()) hops += fn.unit_hops[d] * fetch0[d];
+    return p.costs.noc_hop * hops;
+  };
+  // Each nest's energy is at least its NoC plus its ITCN and GBUF at the forced fetches: the
+  // nests go in the order of that, and those whose least cannot go below the best so far
+  // are left (the minimum is the same).
+  struct Candidate {
+    double least = 0;
+    std::size_t index = 0;
+    PerDataCategory<double> forced{};
+  };
+  std::vector<Candidate> order;
+  order.reserve(f.nests.size());
+  double least_time = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < f.nests.size(); ++i) {
+    const auto& fn = f.nests[i];
     const auto& n = fn.nld;
-    // A top factor that does not divide the loop count leaves the nest no scheme.
+    // A top factor that does not divide the loop count leaves the nest no scheme, and so
+    // does a REGF that cannot hold the smallest tile.
     bool divides = true;
     for (auto l : all_values<LoopDim>()) divides = divides && n.loopcnt[l] % top[l] == 0;
-    if (!divides) continue;
-    if (const auto e = least_nest_energy(n, size_regf, fn.nodes, p.costs, stored, top)) {
-      best = std::min(best, fn.noc + *e);
-      least_time = std::min(
-          least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
-    }
+    if (!divides || !may_fit_regf(n, {{1, 1, 1}}, size_regf)) continue;
+    least_time = std::min(
+        least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
+    const auto forced = forced_fetches(n, size_regf, top);
+    order.push_back({noc_of(fn) + nest_energy_at(n, forced, fn.nodes, p.costs, stored), i, forced});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.least < b.least; });
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& c : order) {
+    if (c.least >= best) break;
+    const auto& fn = f.nests[c.index];
+    if (const auto e =
+            least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs, stored, top, c.forced))
+      best = std::min(best, noc_of(fn) + *e);
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
   if (!std::isfinite(best)) return {};
@@ -349,10 +408,20 @@ std::string refetch_bound_key(const LayerProblem& p) {
 RefetchBounds::RefetchBounds() = default;
 RefetchBounds::~RefetchBounds() = default;
 
-RefetchFloor RefetchBounds::operator()(const LayerProblem& p) {
+detail::FloorNests* RefetchBounds::nests(const LayerProblem& p) {
   auto [it, inserted] = known_.try_emplace(refetch_bound_key(p));
-  if (inserted) it->second = std::make_unique<const detail::FloorNests>(collect_floor_nests(p));
-  return evaluate_floor(*it->second, p);
+  if (inserted) it->second = std::make_unique<detail::FloorNests>(collect_floor_nests(p));
+  return it->second.get();
 }
+
+RefetchFloor RefetchBounds::floor(detail::FloorNests* nests, const LayerProblem& p) {
+  const auto top = top_factors(p);
+  const std::array<std::int64_t, 3> k{top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat]};
+  auto [it, inserted] = nests->floors.try_emplace(k);
+  if (inserted) it->second = evaluate_floor(*nests, p);
+  return it->second;
+}
+
+RefetchFloor RefetchBounds::operator()(const LayerProblem& p) { return floor(nests(p), p); }
 
 }  // namespace kapla::pricing

@@ -61,9 +61,14 @@ class RefetchBounds {
   RefetchBounds();
   ~RefetchBounds();
   RefetchFloor operator()(const LayerProblem& p);
+  /// `p`'s nests, collected on first use; the handle lives as long as this memo.
+  detail::FloorNests* nests(const LayerProblem& p);
+  /// refetch_bound(p) from the nests of `p`'s key (a handle kept from a problem with the same
+  /// refetch_bound_key), remembered per constraint.
+  RefetchFloor floor(detail::FloorNests* nests, const LayerProblem& p);
 
  private:
-  std::unordered_map<std::string, std::unique_ptr<const detail::FloorNests>> known_;
+  std::unordered_map<std::string, std::unique_ptr<detail::FloorNests>> known_;
 };
 
 }  // namespace kapla::pricing

@@ -27,6 +27,7 @@ SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& n
       l.problem = segment_layer_problem(seg, sp, tm, net, batch);
       l.problem.costs = costs;
       l.problem.options = options;
+      if (refetch != nullptr) l.floor_nests = refetch->nests(l.problem);
       layers_[sp].push_back(std::move(l));
     }
   }
@@ -43,7 +44,8 @@ SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) {
           std::find_if(l.seen.begin(), l.seen.end(), [&](const auto& e) { return e.first == lc; });
       if (it == l.seen.end()) {
         l.problem.constraint = layer_constraint(lc);
-        const auto floor = refetch_ != nullptr ? (*refetch_)(l.problem) : pricing::RefetchFloor{};
+        const auto floor = refetch_ != nullptr ? refetch_->floor(l.floor_nests, l.problem)
+                                               : pricing::RefetchFloor{};
         l.seen.emplace_back(lc, pricing::layer_cost_bound(l.problem, floor));
         it = std::prev(l.seen.end());
       }

@@ -51,7 +51,8 @@ class SegmentBounds {
 
  private:
   struct LayerBounds {
-    pricing::LayerProblem problem;  // with the last constraint seen
+    pricing::LayerProblem problem;                       // with the last constraint seen
+    pricing::detail::FloorNests* floor_nests = nullptr;  // its refetch floor's, if any
     std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
   };
   bool whole_network_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/int_option.hpp"
 #include "core/errors.hpp"
 #include "io/catalog.hpp"
 #include "io/timeloop_yaml.hpp"
@@ -23,7 +24,7 @@ void register_export_timeloop(CLI::App& app, Context& ctx) {
       app.add_subcommand("export-timeloop", "Write one layer as a Timeloop problem (YAML)");
   sub->add_option("--network", args->network, "Network name or file")->required();
   sub->add_option("--layer", args->layer, "Layer name")->required();
-  sub->add_option("--batch", args->batch, "Batch (Timeloop's N)");
+  sub->add_option("--batch", args->batch, "Batch (Timeloop's N)")->check(fits_int64());
   sub->add_option("--out", args->out, "File to write (default: stdout)");
   sub->callback([args, &ctx] {
     model::limits::check_batch("--batch", args->batch);

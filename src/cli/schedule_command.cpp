@@ -23,6 +23,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/emit_files.hpp"
+#include "cli/int_option.hpp"
 #include "cli/progress_flags.hpp"
 #include "cli/schedule_text.hpp"
 #include "core/errors.hpp"
@@ -407,7 +408,7 @@ void register_schedule(CLI::App& app, Context& ctx) {
       "schedule", "Search the best whole-network schedule (nn_dataflow's search, any strategy)");
   sub->add_option("--network", a->network, "Network name or file")->required();
   sub->add_option("--hardware", a->hardware, "Hardware preset name or file (else the flags below)");
-  sub->add_option("--batch", a->batch, "Batch size")->required();
+  sub->add_option("--batch", a->batch, "Batch size")->required()->check(fits_int64());
   sub->add_option("--strategy", a->strategy,
                   "Strategy name or letter: exhaustive B, directive-exhaustive S, random R, "
                   "guided M, kapla K")

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/int_option.hpp"
 #include "cli/text_table.hpp"
 #include "core/errors.hpp"
 #include "core/number_text.hpp"
@@ -128,7 +129,9 @@ void register_show(CLI::App& app, Context& ctx) {
                                    "Show this hardware (preset name or file) instead: sizes, "
                                    "per-access energies, area by part if it has a technology");
   network->excludes(hardware);
-  sub->add_option("--batch", opts->batch, "Batch size for the MAC counts")->capture_default_str();
+  sub->add_option("--batch", opts->batch, "Batch size for the MAC counts")
+      ->capture_default_str()
+      ->check(fits_int64());
   sub->callback([&ctx, opts] {
     // Checked here: CLI11's PositiveNumber message prints the largest double as its bound.
     model::limits::check_batch("--batch", opts->batch);

@@ -54,6 +54,11 @@ bad "--batch: must be positive and at most 1048576, got 9223372036854775807" \
   $(sched | sed 's/ 4$/ 9223372036854775807/') $flags
 bad "--batch: must be positive and at most 1048576, got 4611686018427387904" \
   $(sched | sed 's/ 4$/ 4611686018427387904/') $flags
+# Beyond 64 bits: quoted as written, not as CLI11's saturated 2^63 - 1.
+bad "--batch: out of range for a 64-bit integer: 9223372036854775808" \
+  $(sched | sed 's/ 4$/ 9223372036854775808/') $flags
+bad "--batch: out of range for a 64-bit integer: -99999999999999999999" \
+  --data-dir "$DATA" show mlp_s --batch -99999999999999999999
 mkfifo "$T/fifo.json"
 bad "fifo.json: not a regular file" validate "$T/fifo.json"
 bad "fifo.json: not a regular file" $(sched) --hardware "$T/fifo.json"

@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -94,12 +93,11 @@ double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<doubl
   return e;
 }
 
-std::optional<double> least_nest_energy(const cost::NestedLoopDesc& n, double size_regf,
-                                        double nodes, const model::UnitCosts& c,
-                                        const PerDataCategory<bool>& stored,
-                                        const PerLoopDim<std::int64_t>& top,
-                                        const PerDataCategory<double>& forced) {
-  if (!may_fit_regf(n, {{1, 1, 1}}, size_regf)) return std::nullopt;
+// The caller has checked that the smallest tile fits (else the nest has no valid scheme).
+double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double nodes,
+                         const model::UnitCosts& c, const PerDataCategory<bool>& stored,
+                         const PerLoopDim<std::int64_t>& top,
+                         const PerDataCategory<double>& forced) {
   // Per loop, the divisors of its count below the top factor whose tile fits with the other
   // factors at 1 (the words grow with the factor, so the fitting ones come first).
   PerLoopDim<std::vector<std::int64_t>> fits{};
@@ -252,8 +250,7 @@ struct FloorNest {
 struct FloorNests {
   bool applies = false;  // not for back-propagation kinds or imperfect factorisation
   std::vector<FloorNest> nests;
-  bool filters_may_stay = true;
-  double least_ifmap_gbuf = 0, least_ifmap_regf = 0;
+  RefetchFloor claims;  // its filters_may_stay, least_ifmap_gbuf and least_ifmap_regf only
   // The floors evaluated so far, by the constraint's top factors (IFM, OFM, BAT).
   std::map<std::array<std::int64_t, 3>, RefetchFloor> floors;
 };
@@ -268,9 +265,9 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
   out.applies = true;
   const auto& r = p.resource;
   // NoC terms for plain convolutions and FC layers only (the filter and ofmap ranges of the
-  // other kinds differ, mapping/proc_data_range.cpp). Filters cross DRAM at least once unless
-  // they may be pinned (no_time_mux); ofmaps are moved unless they stay in the processing
-  // region itself.
+  // other kinds differ, mapping/proc_data_range.cpp); ofmaps are moved unless they stay in the
+  // processing region itself (whether filters are fetched at all is the constraint's,
+  // evaluate_floor).
   const bool plain =
       (p.layer.type == model::LayerType::Conv || p.layer.type == model::LayerType::FC) &&
       !p.layer.is_depthwise();
@@ -302,9 +299,9 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
     }
   }
   if (out.nests.empty()) return out;
-  out.filters_may_stay = filters_may_stay;
-  out.least_ifmap_gbuf = least_ifmap_gbuf;
-  out.least_ifmap_regf = least_ifmap_regf;
+  out.claims.filters_may_stay = filters_may_stay;
+  out.claims.least_ifmap_gbuf = least_ifmap_gbuf;
+  out.claims.least_ifmap_regf = least_ifmap_regf;
   return out;
 }
 
@@ -328,13 +325,9 @@ RefetchFloor evaluate_floor(const detail::FloorNests& f, const LayerProblem& p) 
   const auto top = top_factors(p);
   // The unit hops x the least top-level fetches (the ofmaps' at least 1; the filters' 0 when
   // they may be pinned).
-  RefetchFloor claims;
-  claims.filters_may_stay = f.filters_may_stay;
-  claims.least_ifmap_gbuf = f.least_ifmap_gbuf;
-  claims.least_ifmap_regf = f.least_ifmap_regf;
   PerDataCategory<double> fetch0{{1, 1, 1}};
-  fetch0[DataCategory::Fil] = min_filter_fetches(p, claims);
-  fetch0[DataCategory::Ifm] = min_ifmap_fetches(p, claims);
+  fetch0[DataCategory::Fil] = min_filter_fetches(p, f.claims);
+  fetch0[DataCategory::Ifm] = min_ifmap_fetches(p, f.claims);
   auto noc_of = [&](const detail::FloorNest& fn) {
     double hops = 0;
     for (auto d : all_values<DataCategory>()) hops += fn.unit_hops[d] * fetch0[d];
@@ -370,13 +363,15 @@ RefetchFloor evaluate_floor(const detail::FloorNests& f, const LayerProblem& p) 
   for (const auto& c : order) {
     if (c.least >= best) break;
     const auto& fn = f.nests[c.index];
-    if (const auto e =
-            least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs, stored, top, c.forced))
-      best = std::min(best, noc_of(fn) + *e);
+    best = std::min(best, noc_of(fn) + least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs,
+                                                         stored, top, c.forced));
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
   if (!std::isfinite(best)) return {};
-  return {best, least_time, f.filters_may_stay, f.least_ifmap_gbuf, f.least_ifmap_regf};
+  RefetchFloor out = f.claims;
+  out.energy = best;
+  out.time = least_time;
+  return out;
 }
 
 }  // namespace

@@ -41,19 +41,6 @@ bool may_fit_regf(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>&
   return regf_words(n, t2) <= size_regf * (1 + 1e-9);
 }
 
-// The least ITCN + stored-GBUF energy of one nest on `nodes` nodes; nullopt when even the
-// smallest tile overflows REGF (every scheme of the nest is invalid). access[ITCN][d] =
-// TA(ITCN, d) x fetch[1][d] x nodes and access[GBUF][d] = TA(GBUF, d) x fetch[1][d] x stored
-// x nodes (§7.5). fetch[1] (§7.3): let X be the innermost loop with a GBUF-level factor > 1
-// (if none, the same at the DRAM level, as fetch[1] = fetch[0] then). A REGF-reusable
-// category whose loops hold X has inn = X, so every unrelated loop with a factor > 1 at that
-// level is outside it and counts with its factors down to the REGF tile: fetch = Π over the
-// unrelated loops u of T_u^{0:2} = loopcnt[u] / t2_u; the category without X may stay
-// (fetch >= 1). A category not reusable in REGF counts T^{0:2} of every unrelated loop
-// whatever the order. The read-modify-write category fetches 2f - 1 times. The REGF tile t2
-// divides the loop counts (the three levels' factors multiply to them) and fits the REGF
-// (§7.4 step 2): minimum over X and over those tiles, the loops that do not change the energy
-// under X at factor 1 (the least REGF they can take).
 // With the constraint's top factors `top` (1 where free): the REGF tile divides loopcnt / top,
 // and fetch[1][d] >= Π over d's unrelated loops of their top factors (its formula counts
 // T^{0:start} with start >= 1, the top factor included) unless fetch[1] = fetch[0] escapes
@@ -93,7 +80,20 @@ double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<doubl
   return e;
 }
 
-// The caller has checked that the smallest tile fits (else the nest has no valid scheme).
+// The least ITCN + stored-GBUF energy of one nest on `nodes` nodes. access[ITCN][d] =
+// TA(ITCN, d) x fetch[1][d] x nodes and access[GBUF][d] = TA(GBUF, d) x fetch[1][d] x stored
+// x nodes (§7.5). fetch[1] (§7.3): let X be the innermost loop with a GBUF-level factor > 1
+// (if none, the same at the DRAM level, as fetch[1] = fetch[0] then). A REGF-reusable
+// category whose loops hold X has inn = X, so every unrelated loop with a factor > 1 at that
+// level is outside it and counts with its factors down to the REGF tile: fetch = Π over the
+// unrelated loops u of T_u^{0:2} = loopcnt[u] / t2_u; the category without X may stay
+// (fetch >= 1). A category not reusable in REGF counts T^{0:2} of every unrelated loop
+// whatever the order. The read-modify-write category fetches 2f - 1 times. The REGF tile t2
+// divides the loop counts (the three levels' factors multiply to them) and fits the REGF
+// (§7.4 step 2): minimum over X and over those tiles, the loops that do not change the energy
+// under X at factor 1 (the least REGF they can take); with a constraint, the tile within
+// loopcnt / top and each fetch at least forced_fetches'. The caller has checked that the smallest
+// tile fits (else the nest has no valid scheme).
 double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double nodes,
                          const model::UnitCosts& c, const PerDataCategory<bool>& stored,
                          const PerLoopDim<std::int64_t>& top,

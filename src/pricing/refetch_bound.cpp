@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "mapping/data_layout_ops.hpp"
+#include "mapping/data_range.hpp"
 #include "mapping/gen_partition.hpp"
 #include "mapping/part_layer.hpp"
 #include "pricing/cost_bound.hpp"
@@ -190,6 +192,65 @@ PerDataCategory<double> least_partition_hops(const LayerProblem& p,
   return hops;
 }
 
+// The distinct data ranges of one category that a partition's nodes work on, as
+// mapping::partition_hops groups them (the nodes with non-empty ifmap and ofmap ranges): how
+// many, and the fewest words of the fmap in one.
+struct RangeGroups {
+  double count = 0;
+  double least_words = 0;
+};
+
+// The ifmap and ofmap range groups of a plain layer's partition. Its ranges are products of
+// per-dimension pieces, each set by one kind's index (samples: BATP; ifmap channels: INPP,
+// ofmap channels: OUTP; rows and columns: OFMP's), and a node takes part when every piece is
+// non-empty: so the count and the fewest words are products over the dimensions, each found
+// by moving one kind's index from the last index of every kind (whose pieces are never empty:
+// ith_range's last piece of a non-empty range). They depend on the partition's sizes only.
+std::pair<RangeGroups, RangeGroups> fmap_groups(const LayerProblem& p,
+                                                const mapping::PartitionScheme& part) {
+  using PD = ParallelDim;
+  const model::Layer& L = p.layer;
+  const auto& pd = part.pdims;
+  mapping::PartIndex last;
+  for (auto k : all_values<PD>()) last[k] = {pd[k].h - 1, pd[k].w - 1};
+  std::array<RangeGroups, 2> out{RangeGroups{1, 1}, RangeGroups{1, 1}};  // ifmap, ofmap
+  const std::array<std::int64_t, 4> ifm_len{p.batch, L.nifm, L.sifm.h, L.sifm.w};
+  // Dimension d of each category's range, moved by `count` indices set by `at`.
+  auto sweep = [&](std::size_t cat, std::size_t d, std::int64_t count, auto at) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> seen;
+    double least = std::numeric_limits<double>::infinity();
+    for (std::int64_t i = 0; i < count; ++i) {
+      auto pidx = last;
+      at(pidx, i);
+      const auto r = mapping::proc_data_range(L, p.batch, part, pidx);
+      if (r.ifm.size() <= 0 || r.ofm.size() <= 0) continue;
+      const auto& f = cat == 0 ? r.ifm : r.ofm;
+      const std::pair piece{f.beg[d], f.end[d]};
+      if (std::find(seen.begin(), seen.end(), piece) != seen.end()) continue;
+      seen.push_back(piece);
+      // Clipped to the fmap: the words a read of the range moves (ofmap ranges lie inside).
+      const auto hi = cat == 0 ? std::min(piece.second, ifm_len[d]) : piece.second;
+      least = std::min(least, static_cast<double>(std::max<std::int64_t>(
+                                  0, hi - std::max<std::int64_t>(0, piece.first))));
+    }
+    out[cat].count *= static_cast<double>(seen.size());
+    out[cat].least_words *= seen.empty() ? 0 : least;
+  };
+  auto flat = [&](PD k) {
+    return [&pd, k](mapping::PartIndex& x, std::int64_t i) { x[k] = {i / pd[k].w, i % pd[k].w}; };
+  };
+  auto rows = [](mapping::PartIndex& x, std::int64_t i) { x[PD::Ofmp].h = i; };
+  auto cols = [](mapping::PartIndex& x, std::int64_t i) { x[PD::Ofmp].w = i; };
+  for (std::size_t cat = 0; cat < 2; ++cat) {
+    sweep(cat, 0, pd[PD::Batp].size(), flat(PD::Batp));
+    sweep(cat, 1, pd[cat == 0 ? PD::Inpp : PD::Outp].size(), flat(cat == 0 ? PD::Inpp : PD::Outp));
+    sweep(cat, 2, pd[PD::Ofmp].h, rows);
+    sweep(cat, 3, pd[PD::Ofmp].w, cols);
+    if (out[cat].count <= 0 || out[cat].least_words <= 0) out[cat] = {};
+  }
+  return {out[0], out[1]};
+}
+
 // The most nodes over which GBUF sharing may spread a category with data loops `loops`
 // (§8.9.1: its sharing loop is the first loop not among them; BAT shares over at most the
 // OFMP x BATP nodes, OFM over the OUTP ones, IFM over the INPP ones); 1 without sharing.
@@ -244,6 +305,11 @@ struct FloorNest {
   cost::NestedLoopDesc nld;
   double nodes = 0;
   PerDataCategory<double> unit_hops{};  // least_partition_hops
+  // fmap_groups of the partition (none where the NoC terms do not apply, and no ofmaps where
+  // they stay where they are produced): each distinct range is read once from the nearest
+  // place its pieces may lie, or its accumulation ends there (evaluate_floor).
+  RangeGroups ifmap_ranges;
+  RangeGroups ofmap_ranges;
 };
 
 // What the floor reads that does not depend on the constraint (refetch_bound_key's inputs).
@@ -251,8 +317,19 @@ struct FloorNests {
   bool applies = false;  // not for back-propagation kinds or imperfect factorisation
   std::vector<FloorNest> nests;
   RefetchFloor claims;  // its filters_may_stay, least_ifmap_gbuf and least_ifmap_regf only
-  // The floors evaluated so far, by the constraint's top factors (IFM, OFM, BAT).
-  std::map<std::array<std::int64_t, 3>, RefetchFloor> floors;
+  // What a floor under the constraint's top factors (IFM, OFM, BAT) reads whatever the data
+  // places, per nest (NaN where the nest has no scheme under them): its energy at the forced
+  // fetches and their counts, and its least energy, found when first asked (NaN until then).
+  struct UnderTop {
+    std::vector<double> at_forced;
+    std::vector<PerDataCategory<double>> forced;
+    std::vector<double> least;
+    double least_time = std::numeric_limits<double>::infinity();
+  };
+  std::map<std::array<std::int64_t, 3>, UnderTop> under_top;
+  // The floors evaluated so far, by the top factors and the handle of the data places they
+  // were given (RefetchBounds::places).
+  std::map<std::array<std::int64_t, 4>, RefetchFloor> floors;
 };
 
 }  // namespace detail
@@ -290,12 +367,15 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
     const auto nodes = static_cast<double>(part.size());
     const auto unit_hops =
         plain ? least_partition_hops(p, part, ofmaps_moved) : PerDataCategory<double>{};
+    auto [ifm_groups, ofm_groups] =
+        plain ? fmap_groups(p, part) : std::pair<RangeGroups, RangeGroups>{};
+    if (!ofmaps_moved) ofm_groups = {};
     for (const auto& n : map.nlds) {
       filters_may_stay = filters_may_stay || filter_may_stay(n, part, p);
       const auto [gbuf, regf] = ifmap_slice_words(n, part, p);
       least_ifmap_gbuf = std::min(least_ifmap_gbuf, gbuf);
       least_ifmap_regf = std::min(least_ifmap_regf, regf);
-      out.nests.push_back({n, nodes, unit_hops});
+      out.nests.push_back({n, nodes, unit_hops, ifm_groups, ofm_groups});
     }
   }
   if (out.nests.empty()) return out;
@@ -316,7 +396,8 @@ PerLoopDim<std::int64_t> top_factors(const LayerProblem& p) {
   return top;
 }
 
-RefetchFloor evaluate_floor(const detail::FloorNests& f, const LayerProblem& p) {
+RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
+                            const DataPlaces& places) {
   if (!f.applies) return {};
   // Categories that may not bypass GBUF are stored whatever the blocking (§7.4 step 1).
   PerDataCategory<bool> stored{};
@@ -328,56 +409,151 @@ RefetchFloor evaluate_floor(const detail::FloorNests& f, const LayerProblem& p) 
   PerDataCategory<double> fetch0{{1, 1, 1}};
   fetch0[DataCategory::Fil] = min_filter_fetches(p, f.claims);
   fetch0[DataCategory::Ifm] = min_ifmap_fetches(p, f.claims);
+  // Each distinct ifmap range is first read by one of its nodes (the forwarding tree's root,
+  // or the reader nearest the word's piece), at least as far from the pieces as the nearest
+  // place they may lie; those first readers are distinct nodes, so their distances add up to
+  // at least the sum of as many of the region's least (nearest_source_hops), each range
+  // carrying at least its fewest words. Its other readers' hops are the copies above. The
+  // same for each ofmap range's read and accumulation at the nearest of its nodes
+  // (ceil((r + a) / 2) >= the read), less the hops to the nearest stored place that
+  // layer_cost_bound adds for every ofmap word (its smallest distance, element 1 - element 0).
+  auto least_sum = [](const RangeGroups& g, const std::vector<std::int64_t>& hops) {
+    if (hops.size() < 2 || g.count <= 0) return 0.0;
+    const auto n = std::min(static_cast<std::size_t>(g.count), hops.size() - 1);
+    return g.least_words * static_cast<double>(hops[n]);
+  };
+  auto first_reads = [&](const detail::FloorNest& fn) {
+    double ofm = least_sum(fn.ofmap_ranges, places.ofmap_hops);
+    if (ofm > 0) {
+      const auto n =
+          std::min(static_cast<std::size_t>(fn.ofmap_ranges.count), places.ofmap_hops.size() - 1);
+      ofm -= fn.ofmap_ranges.least_words * static_cast<double>(n) *
+             static_cast<double>(places.ofmap_hops[1]);
+    }
+    return least_sum(fn.ifmap_ranges, places.ifmap_hops) * fetch0[DataCategory::Ifm] +
+           std::max(0.0, ofm) * fetch0[DataCategory::Ofm];
+  };
   auto noc_of = [&](const detail::FloorNest& fn) {
-    double hops = 0;
+    double hops = first_reads(fn);
     for (auto d : all_values<DataCategory>()) hops += fn.unit_hops[d] * fetch0[d];
     return p.costs.noc_hop * hops;
   };
+  // What the nests give under the top factors whatever the places, once per top factors.
+  const std::array<std::int64_t, 3> tk{top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat]};
+  auto [ut, fresh] = f.under_top.try_emplace(tk);
+  auto& u = ut->second;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (fresh) {
+    u.at_forced.assign(f.nests.size(), nan);
+    u.forced.resize(f.nests.size());
+    u.least.assign(f.nests.size(), nan);
+    for (std::size_t i = 0; i < f.nests.size(); ++i) {
+      const auto& fn = f.nests[i];
+      const auto& n = fn.nld;
+      // A top factor that does not divide the loop count leaves the nest no scheme, and so
+      // does a REGF that cannot hold the smallest tile.
+      bool divides = true;
+      for (auto l : all_values<LoopDim>()) divides = divides && n.loopcnt[l] % top[l] == 0;
+      if (!divides || !may_fit_regf(n, {{1, 1, 1}}, size_regf)) continue;
+      u.least_time = std::min(
+          u.least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
+      u.forced[i] = forced_fetches(n, size_regf, top);
+      u.at_forced[i] = nest_energy_at(n, u.forced[i], fn.nodes, p.costs, stored);
+    }
+  }
   // Each nest's energy is at least its NoC plus its ITCN and GBUF at the forced fetches: the
   // nests go in the order of that, and those whose least cannot go below the best so far
   // are left (the minimum is the same).
   struct Candidate {
     double least = 0;
     std::size_t index = 0;
-    PerDataCategory<double> forced{};
   };
   std::vector<Candidate> order;
   order.reserve(f.nests.size());
-  double least_time = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < f.nests.size(); ++i) {
-    const auto& fn = f.nests[i];
-    const auto& n = fn.nld;
-    // A top factor that does not divide the loop count leaves the nest no scheme, and so
-    // does a REGF that cannot hold the smallest tile.
-    bool divides = true;
-    for (auto l : all_values<LoopDim>()) divides = divides && n.loopcnt[l] % top[l] == 0;
-    if (!divides || !may_fit_regf(n, {{1, 1, 1}}, size_regf)) continue;
-    least_time = std::min(
-        least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
-    const auto forced = forced_fetches(n, size_regf, top);
-    order.push_back({noc_of(fn) + nest_energy_at(n, forced, fn.nodes, p.costs, stored), i, forced});
-  }
+  for (std::size_t i = 0; i < f.nests.size(); ++i)
+    if (!std::isnan(u.at_forced[i])) order.push_back({noc_of(f.nests[i]) + u.at_forced[i], i});
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate& a, const Candidate& b) { return a.least < b.least; });
   double best = std::numeric_limits<double>::infinity();
   for (const auto& c : order) {
     if (c.least >= best) break;
     const auto& fn = f.nests[c.index];
-    best = std::min(best, noc_of(fn) + least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs,
-                                                         stored, top, c.forced));
+    double& least = u.least[c.index];
+    if (std::isnan(least))
+      least =
+          least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs, stored, top, u.forced[c.index]);
+    best = std::min(best, noc_of(fn) + least);
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
   if (!std::isfinite(best)) return {};
   RefetchFloor out = f.claims;
   out.energy = best;
-  out.time = least_time;
+  out.time = u.least_time;
   return out;
 }
 
 }  // namespace
 
+namespace {
+
+// The hops from `x` to the nearest of `count` lines at `first`, `first + step`, ... on one axis.
+std::int64_t hops_to_lines(std::int64_t x, std::int64_t first, std::int64_t step,
+                           std::int64_t count) {
+  const std::int64_t last = first + (count - 1) * step;
+  if (x <= first) return first - x;
+  if (x >= last) return x - last;
+  const std::int64_t below = first + (x - first) / step * step;
+  return std::min(x - below, below + step - x);
+}
+
+// Whether a region's nodes are its rectangle's (rel2abs without folding): then the nearest of
+// its nodes is the nearest on each axis, the hop distance adding over the axes.
+bool unfolded(const mapping::NodeRegion& r) {
+  return r.effective_wtot() == r.dim.w && r.effective_wbeg() == r.effective_wtot() &&
+         r.dist.h >= 0 && r.dist.w >= 0;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> nearest_source_hops(const mapping::NodeRegion& proc,
+                                              const std::vector<mapping::NodeRegion>& places) {
+  std::vector<mapping::NodeRegion> grids;
+  std::vector<PhyDim2> nodes;  // of the folded places
+  for (const auto& r : places) {
+    if (r.dim.h <= 0 || r.dim.w <= 0) continue;
+    if (unfolded(r)) {
+      grids.push_back(r);
+    } else {
+      for (const auto& n : r.nodes()) nodes.push_back(n);
+    }
+  }
+  if (grids.empty() && nodes.empty()) return {};
+  std::vector<std::int64_t> hops;
+  for (const auto& n : proc.nodes()) {
+    std::int64_t d = std::numeric_limits<std::int64_t>::max();
+    for (const auto& g : grids)
+      d = std::min(d, hops_to_lines(n.h, g.origin.h, g.dist.h, g.dim.h) +
+                          hops_to_lines(n.w, g.origin.w, g.dist.w, g.dim.w));
+    for (const auto& s : nodes) d = std::min(d, n.hop_dist(s));
+    hops.push_back(d);
+  }
+  std::sort(hops.begin(), hops.end());
+  std::vector<std::int64_t> out{0};
+  for (auto h : hops) out.push_back(out.back() + h);
+  return out;
+}
+
+DataPlaces data_places(const LayerProblem& p) {
+  DataPlaces out;
+  if (!p.ifmap_layout.regions.empty())
+    out.ifmap_hops = nearest_source_hops(p.resource.proc_region, p.ifmap_layout.regions);
+  out.ofmap_hops = nearest_source_hops(p.resource.proc_region, {p.resource.dst_data_region});
+  return out;
+}
+
 RefetchFloor refetch_bound(const LayerProblem& p) {
-  return evaluate_floor(collect_floor_nests(p), p);
+  auto nests = collect_floor_nests(p);
+  return evaluate_floor(nests, p, data_places(p));
 }
 
 std::string refetch_bound_key(const LayerProblem& p) {
@@ -409,14 +585,42 @@ detail::FloorNests* RefetchBounds::nests(const LayerProblem& p) {
   return it->second.get();
 }
 
-RefetchFloor RefetchBounds::floor(detail::FloorNests* nests, const LayerProblem& p) {
+RefetchBounds::Places RefetchBounds::places(const DataPlaces& d) {
+  const auto [it, inserted] = places_.try_emplace(d, places_.size());
+  return {it->second, &it->first};
+}
+
+RefetchBounds::Places RefetchBounds::places(const mapping::NodeRegion& proc,
+                                            const std::vector<mapping::NodeRegion>& ifmap_regions,
+                                            const mapping::NodeRegion& dst) {
+  std::vector<std::int64_t> key;
+  auto add = [&](const mapping::NodeRegion& r) {
+    key.insert(key.end(),
+               {r.dim.h, r.dim.w, r.origin.h, r.origin.w, r.dist.h, r.dist.w,
+                static_cast<std::int64_t>(r.type), r.effective_wtot(), r.effective_wbeg()});
+  };
+  add(proc);
+  add(dst);
+  for (const auto& r : ifmap_regions) add(r);
+  const auto it = by_regions_.find(key);
+  if (it != by_regions_.end()) return it->second;
+  DataPlaces d;
+  if (!ifmap_regions.empty()) d.ifmap_hops = nearest_source_hops(proc, ifmap_regions);
+  d.ofmap_hops = nearest_source_hops(proc, {dst});
+  return by_regions_[key] = places(d);
+}
+
+RefetchFloor RefetchBounds::floor(detail::FloorNests* nests, const LayerProblem& p, Places places) {
   const auto top = top_factors(p);
-  const std::array<std::int64_t, 3> k{top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat]};
+  const std::array<std::int64_t, 4> k{top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat],
+                                      static_cast<std::int64_t>(places.id)};
   auto [it, inserted] = nests->floors.try_emplace(k);
-  if (inserted) it->second = evaluate_floor(*nests, p);
+  if (inserted) it->second = evaluate_floor(*nests, p, *places.places);
   return it->second;
 }
 
-RefetchFloor RefetchBounds::operator()(const LayerProblem& p) { return floor(nests(p), p); }
+RefetchFloor RefetchBounds::operator()(const LayerProblem& p) {
+  return floor(nests(p), p, places(data_places(p)));
+}
 
 }  // namespace kapla::pricing

@@ -3,20 +3,23 @@
 // the part of a layer's price that layer_cost_bound (cost_bound.hpp) counts only once per
 // word. Per partition of B's list and per nest of the map strategy, the fetch counts into
 // REGF are at least the loop trips above a REGF tile that fits the REGF; the energy floor is
-// the least over the partitions, nests and tiles, with the partition's least NoC hops that no
-// layout changes (filter and ifmap copies, partial sums), and the time floor the least
-// processing time over the same nests. It also says whether any of them can keep a node's
-// filter slice on chip across the top-level BAT loop (filters_may_stay), and the least room a
-// node's ifmaps take in GBUF and REGF (least_ifmap_gbuf, least_ifmap_regf).
-// It depends on the layer, the batch, the processing region's shape, the PE array, the REGF and
-// GBUF sizes, the unit costs, the options and the constraint's top factors, not on the layout or
-// where the data come from and go (the cache key, refetch_bound_key, and the constraint). Spec:
-// nn_dataflow-spec.md §6.4, §7.2-7.5 and docs/kapla_inter_layer.md §6.
+// the least over the partitions, nests and tiles, with the partition's least NoC hops: those
+// that no layout changes (filter and ifmap copies, partial sums) and the first reads of its
+// ifmap and ofmap ranges from the nearest place the data may lie (DataPlaces); the time floor
+// is the least processing time over the same nests. It also says whether any of them can keep
+// a node's filter slice on chip across the top-level BAT loop (filters_may_stay), and the least
+// room a node's ifmaps take in GBUF and REGF (least_ifmap_gbuf, least_ifmap_regf).
+// The nests depend on the layer, the batch, the processing region's shape, the PE array, the
+// REGF and GBUF sizes, the unit costs and the options (the cache key, refetch_bound_key); the
+// floor on those, the constraint's top factors and the data places. Spec: nn_dataflow-spec.md
+// §6.4, §7.2-7.5, §8.6-8.8 and docs/kapla_inter_layer.md §6.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "pricing/layer_problem.hpp"
 
@@ -39,13 +42,30 @@ struct RefetchFloor {
   double least_ifmap_regf = 0;
 };
 
+/// Where a layer's data may lie, as the NoC floor reads it: the hops from each node of `proc`
+/// to the nearest node of `places`, ascending, summed: element G is the least total over any
+/// G distinct nodes of the region (element 0 is 0). Empty if `places` has no node.
+std::vector<std::int64_t> nearest_source_hops(const mapping::NodeRegion& proc,
+                                              const std::vector<mapping::NodeRegion>& places);
+
+/// The NoC floor's first reads: nearest_source_hops to where the ifmap pieces may lie (empty:
+/// not known, no such term) and to the region the ofmaps are stored to.
+struct DataPlaces {
+  std::vector<std::int64_t> ifmap_hops;
+  std::vector<std::int64_t> ofmap_hops;
+  friend auto operator<=>(const DataPlaces&, const DataPlaces&) = default;
+};
+
+/// `p`'s data places: its ifmap layout's regions, if it has one, and its dst_data_region.
+DataPlaces data_places(const LayerProblem& p);
+
 /// The floors of every valid schedule of `p` under its constraint (0 where they do not apply:
-/// back-propagation kinds, imperfect factorisation).
+/// back-propagation kinds, imperfect factorisation), at data_places(p).
 RefetchFloor refetch_bound(const LayerProblem& p);
 
-/// problem_key of `p` without what refetch_bound reads only through the constraint, and
-/// without what it does not read (layout, the regions' places and kinds): problems with equal
-/// keys and equal constraints have equal refetch bounds.
+/// problem_key of `p` without what refetch_bound reads only through the constraint and the data
+/// places, and without what it does not read (the regions' kinds): problems with equal keys,
+/// constraints and data_places have equal refetch bounds.
 std::string refetch_bound_key(const LayerProblem& p);
 
 namespace detail {
@@ -63,12 +83,28 @@ class RefetchBounds {
   RefetchFloor operator()(const LayerProblem& p);
   /// `p`'s nests, collected on first use; the handle lives as long as this memo.
   detail::FloorNests* nests(const LayerProblem& p);
+  /// Data places kept once, by a handle that the floors are remembered by (two places' hops
+  /// are a few hundred numbers; a pair bound asks for a floor many times).
+  struct Places {
+    std::size_t id = 0;
+    const DataPlaces* places = nullptr;
+  };
+  Places places(const DataPlaces& d);
+  /// The handle of the places of a layer on `proc` whose ifmap pieces lie in `ifmap_regions`
+  /// (empty: not known) and whose ofmaps go to `dst`, their hops found once per distinct
+  /// regions.
+  Places places(const mapping::NodeRegion& proc,
+                const std::vector<mapping::NodeRegion>& ifmap_regions,
+                const mapping::NodeRegion& dst);
   /// refetch_bound(p) from the nests of `p`'s key (a handle kept from a problem with the same
-  /// refetch_bound_key), remembered per constraint.
-  RefetchFloor floor(detail::FloorNests* nests, const LayerProblem& p);
+  /// refetch_bound_key) at `places` (a handle of this memo), remembered per constraint and
+  /// places.
+  RefetchFloor floor(detail::FloorNests* nests, const LayerProblem& p, Places places);
 
  private:
   std::unordered_map<std::string, std::unique_ptr<detail::FloorNests>> known_;
+  std::map<DataPlaces, std::size_t> places_;
+  std::map<std::vector<std::int64_t>, Places> by_regions_;
 };
 
 }  // namespace kapla::pricing

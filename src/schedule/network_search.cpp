@@ -478,7 +478,7 @@ SegmentBounds Searcher::segment_bounds(const PipelineSegment& seg,
                                        const std::vector<NetworkScheme>& prev, bool refetch) const {
   const bool whole = !prev.empty() && prev.front().size() == 0 && seg.num_layers() == net_.size();
   return SegmentBounds(seg, net_, batch_, opts_.costs, opts_.options, whole,
-                       refetch ? &refetch_ : nullptr);
+                       refetch ? &refetch_ : nullptr, &prev);
 }
 
 Searcher::PairBound Searcher::pair_bound(const PipelineSegment& seg, const SegmentConstraint& c,

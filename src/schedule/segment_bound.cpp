@@ -16,10 +16,39 @@ SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& 
   return SegmentBounds(seg, net, batch, costs, options, whole_network)(c);
 }
 
+std::vector<mapping::NodeRegion> ifmap_source_regions(const PipelineSegment& seg, std::size_t sp,
+                                                      std::size_t tm, const model::Network& net,
+                                                      const std::vector<NetworkScheme>& prev) {
+  const SegIndex me{static_cast<int>(sp), static_cast<int>(tm)};
+  if (const auto fwd = seg.forward_region(me)) return {*fwd};
+  const std::size_t layer = seg.layers()[sp][tm];
+  std::vector<mapping::NodeRegion> out;
+  for (std::size_t i = 0; i < net.num_ifmap_sources(layer); ++i) {
+    const model::LayerSource& src = net.prevs(layer)[i];
+    bool in_segment = false;
+    for (std::size_t s = 0; s < seg.size() && !in_segment; ++s)
+      for (std::size_t t = 0; t < seg.layers()[s].size() && !in_segment; ++t)
+        if (src.kind == model::LayerSource::Kind::Layer && seg.layers()[s][t] == src.index) {
+          const auto& r = seg.allocation()[s][t].dst_data_region;
+          if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+          in_segment = true;
+        }
+    if (in_segment) continue;
+    if (prev.empty()) return {};
+    for (const auto& p : prev) {
+      if (src.kind == model::LayerSource::Kind::Layer && p.get(src.index) == nullptr) return {};
+      for (const auto& r : p.source_layout(src).regions)
+        if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    }
+  }
+  return out;
+}
+
 SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& net,
                              std::int64_t batch, const model::UnitCosts& costs,
                              const model::SearchOptions& options, bool whole_network,
-                             pricing::RefetchBounds* refetch)
+                             pricing::RefetchBounds* refetch,
+                             const std::vector<NetworkScheme>* prev)
     : whole_network_(whole_network), refetch_(refetch), layers_(seg.size()) {
   for (std::size_t sp = 0; sp < seg.size(); ++sp) {
     for (std::size_t tm = 0; tm < seg.layers()[sp].size(); ++tm) {
@@ -27,7 +56,15 @@ SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& n
       l.problem = segment_layer_problem(seg, sp, tm, net, batch);
       l.problem.costs = costs;
       l.problem.options = options;
-      if (refetch != nullptr) l.floor_nests = refetch->nests(l.problem);
+      if (refetch != nullptr) {
+        l.floor_nests = refetch->nests(l.problem);
+        // The problem has no ifmap layout: its ifmaps lie where the prefixes' layouts say.
+        const auto& r = l.problem.resource;
+        l.places = refetch->places(r.proc_region,
+                                   prev != nullptr ? ifmap_source_regions(seg, sp, tm, net, *prev)
+                                                   : std::vector<mapping::NodeRegion>{},
+                                   r.dst_data_region);
+      }
       layers_[sp].push_back(std::move(l));
     }
   }
@@ -44,7 +81,7 @@ SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) {
           std::find_if(l.seen.begin(), l.seen.end(), [&](const auto& e) { return e.first == lc; });
       if (it == l.seen.end()) {
         l.problem.constraint = layer_constraint(lc);
-        const auto floor = refetch_ != nullptr ? refetch_->floor(l.floor_nests, l.problem)
+        const auto floor = refetch_ != nullptr ? refetch_->floor(l.floor_nests, l.problem, l.places)
                                                : pricing::RefetchFloor{};
         l.seen.emplace_back(lc, pricing::layer_cost_bound(l.problem, floor));
         it = std::prev(l.seen.end());

@@ -14,6 +14,7 @@
 #include "pricing/cost_bound.hpp"
 #include "pricing/layer_problem.hpp"
 #include "pricing/refetch_bound.hpp"
+#include "schedule/network_scheme.hpp"
 #include "schedule/pipeline_segment.hpp"
 
 namespace kapla::schedule {
@@ -43,22 +44,35 @@ SegmentBound segment_bound(const PipelineSegment& seg, const SegmentConstraint& 
 class SegmentBounds {
  public:
   /// `refetch`: the layers' refetch floors (pricing/refetch_bound.hpp), their nests remembered
-  /// across segments, each under the layer's constraint; null leaves them out.
+  /// across segments, each under the layer's constraint; null leaves them out. `prev`: the
+  /// prefixes the segment extends, where the floors read the places its layers' ifmaps may come
+  /// from (ifmap_source_regions); null or empty leaves those reads out.
   SegmentBounds(const PipelineSegment& seg, const model::Network& net, std::int64_t batch,
                 const model::UnitCosts& costs, const model::SearchOptions& options,
-                bool whole_network, pricing::RefetchBounds* refetch = nullptr);
+                bool whole_network, pricing::RefetchBounds* refetch = nullptr,
+                const std::vector<NetworkScheme>* prev = nullptr);
   SegmentBound operator()(const SegmentConstraint& c);
 
  private:
   struct LayerBounds {
     pricing::LayerProblem problem;                       // with the last constraint seen
     pricing::detail::FloorNests* floor_nests = nullptr;  // its refetch floor's, if any
+    pricing::RefetchBounds::Places places;               // where its floor reads data from
     std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
   };
   bool whole_network_;
   pricing::RefetchBounds* refetch_;
   std::vector<std::vector<LayerBounds>> layers_;  // [sp][tm], the segment's shape
 };
+
+/// Every region where the ifmap pieces of the segment's layer (sp, tm) may lie when the
+/// segment extends one of `prev`: the forwarding region its ifmaps are projected onto, else
+/// per ifmap source the region an earlier layer of the segment stores its ofmaps to, or the
+/// regions of the source's layout in each prefix (NetworkScheme::fmap_layout). Empty when a
+/// source is not found there.
+std::vector<mapping::NodeRegion> ifmap_source_regions(const PipelineSegment& seg, std::size_t sp,
+                                                      std::size_t tm, const model::Network& net,
+                                                      const std::vector<NetworkScheme>& prev);
 
 /// The least (cost, time) a scheme can have that extends a prefix of at least
 /// (prefix_cost, prefix_time) by a segment bounded by `b`: NetworkScheme::total_cost is the

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -195,9 +196,10 @@ TEST(LayerCostBound, BelowSampledSchemesAwayFromTheMemory) {
   EXPECT_GT(c.tightest, 0.5);
 }
 
-// The refetch floor is layout-free and place-free, and reads the constraint apart, so the
-// network search remembers its nests by refetch_bound_key and applies each constraint:
-// problems with equal keys and constraints must have equal floors (computed apart here), the
+// The refetch floor's nests are layout-free and place-free, and it reads the constraint and
+// the data places apart, so the network search remembers its nests by refetch_bound_key and
+// applies each constraint and places: problems with equal keys, constraints and places must
+// have equal floors (computed apart here), the
 // memo must give refetch_bound's floor under any constraint, and what the floor reads must
 // change the key.
 TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
@@ -211,13 +213,17 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
     q.resource.proc_region.origin = {q.resource.proc_region.origin.h + 1, 0};
     q.ifmap_layout = {};
     ASSERT_EQ(pricing::refetch_bound_key(p), pricing::refetch_bound_key(q));
+    // The nests are the key's: p's floor from q's nests, at p's data places.
     const auto fp = pricing::refetch_bound(p);
-    const auto fq = pricing::refetch_bound(q);
+    pricing::RefetchBounds memo;
+    const auto fq = memo.floor(memo.nests(q), p, memo.places(pricing::data_places(p)));
     EXPECT_EQ(fp.energy, fq.energy) << model::describe(p.layer);
     EXPECT_EQ(fp.time, fq.time) << model::describe(p.layer);
     EXPECT_EQ(fp.filters_may_stay, fq.filters_may_stay) << model::describe(p.layer);
-    pricing::RefetchBounds memo;
     EXPECT_EQ(memo(p).energy, fp.energy);
+    // Elsewhere and without a layout the first reads differ: the memo keeps them apart.
+    EXPECT_NE(pricing::data_places(p), pricing::data_places(q));
+    EXPECT_EQ(memo(q).energy, pricing::refetch_bound(q).energy) << model::describe(p.layer);
     EXPECT_EQ(memo(q).time, fp.time);
     // Another constraint: same key, the memo's nests, the constraint's floor.
     for (const pricing::LayerConstraint c : {pricing::LayerConstraint{2, 0, 1, false, true},
@@ -246,6 +252,96 @@ TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
   }
   EXPECT_GT(compared, 15u);
   EXPECT_GT(constrained, 5u);  // the constraint moves some floors
+}
+
+// nearest_source_hops by hand: a 4x4 chip with memory at its corners (the cloud's 2-D memory
+// on a small chip), and a region two rows below another.
+TEST(RefetchBound, NearestSourceHopsByHand) {
+  const NodeRegion chip = NodeRegion::rectangle({4, 4}, {0, 0}, RegionType::Proc);
+  const NodeRegion corners = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
+  // 4 corner nodes at 0 hops, 8 edge nodes at 1, the 4 middle ones at 2.
+  EXPECT_EQ(pricing::nearest_source_hops(chip, {corners}),
+            (std::vector<std::int64_t>{0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16}));
+  const NodeRegion top = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Proc);
+  const NodeRegion below = NodeRegion::rectangle({2, 2}, {2, 0}, RegionType::Proc);
+  EXPECT_EQ(pricing::nearest_source_hops(below, {top}), (std::vector<std::int64_t>{0, 1, 2, 4, 6}));
+  // Two places: the nearest of either; a region on the places themselves.
+  EXPECT_EQ(pricing::nearest_source_hops(below, {top, below}),
+            (std::vector<std::int64_t>{0, 0, 0, 0, 0}));
+  EXPECT_TRUE(pricing::nearest_source_hops(below, {}).empty());
+}
+
+// The same against every node of the places, on the stripes a 16 x 16 chip is cut into for
+// pipelining (folded ones among them) and the cloud's memory corners.
+TEST(RefetchBound, NearestSourceHopsAgainstEveryNode) {
+  const NodeRegion chip = NodeRegion::rectangle({16, 16}, {0, 0}, RegionType::Proc);
+  const NodeRegion corners = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {15, 15});
+  std::vector<NodeRegion> regions{chip, corners};
+  std::size_t folded = 0;
+  for (const auto& req : std::vector<std::vector<std::int64_t>>{
+           {40, 100, 116}, {64, 64, 128}, {24, 72, 160}, {8, 8, 240}}) {
+    for (const auto& r : chip.allocate(req)) {
+      regions.push_back(r);
+      folded += r.effective_wtot() != r.dim.w || r.effective_wbeg() != r.effective_wtot() ? 1 : 0;
+    }
+  }
+  EXPECT_GT(folded, 2u);
+  for (const auto& proc : regions) {
+    for (const auto& a : regions) {
+      for (const auto& b : regions) {
+        std::vector<std::int64_t> hops;
+        for (const auto& n : proc.nodes()) {
+          std::int64_t d = std::numeric_limits<std::int64_t>::max();
+          for (const auto& r : {a, b})
+            for (const auto& m : r.nodes()) d = std::min(d, n.hop_dist(m));
+          hops.push_back(d);
+        }
+        std::sort(hops.begin(), hops.end());
+        std::vector<std::int64_t> want{0};
+        for (auto h : hops) want.push_back(want.back() + h);
+        EXPECT_EQ(pricing::nearest_source_hops(proc, {a, b}), want);
+      }
+    }
+  }
+}
+
+// The first reads (each distinct ifmap range read once from the nearest place its pieces may
+// lie, each ofmap range's read and accumulation at the nearest of its nodes) raise the floor
+// of layers on a chip whose memory sits at its corners, where most nodes are away from it;
+// the floor stays below every drawn scheme's terms.
+TEST(RefetchBound, FirstReadsRaiseTheFloorAwayFromTheMemory) {
+  const NodeRegion corners = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
+  const NodeRegion chip = NodeRegion::rectangle({4, 4}, {0, 0}, RegionType::Proc);
+  std::size_t raised_ifm = 0, raised_ofm = 0, n = 0;
+  Checked c;
+  for (auto p : golden_problems()) {
+    if (p.layer.is_back()) continue;
+    p.options = model::kapla_option_preset("inference");
+    p.resource.proc_region = chip;
+    p.resource.dram_region = corners;
+    p.resource.src_data_region = corners;
+    p.resource.dst_data_region = corners;
+    p.ifmap_layout =
+        mapping::input_layouts(p.layer.nifm, p.layer.sifm, p.batch, corners, p.options).front();
+    pricing::RefetchBounds memo;
+    auto* nests = memo.nests(p);
+    const auto places = pricing::data_places(p);
+    const double none = memo.floor(nests, p, memo.places({})).energy;
+    const double ifm = memo.floor(nests, p, memo.places({places.ifmap_hops, {}})).energy;
+    const double both = memo.floor(nests, p, memo.places(places)).energy;
+    EXPECT_EQ(both, pricing::refetch_bound(p).energy);
+    EXPECT_LE(none, ifm);
+    EXPECT_LE(ifm, both);
+    raised_ifm += ifm > none ? 1 : 0;
+    raised_ofm += both > ifm ? 1 : 0;
+    ++n;
+    check_sampled(p, 4000 + n, 100, c);
+  }
+  EXPECT_GT(c.schemes, 1000u);
+  std::cout << "[first reads] " << n << " problems: the ifmaps' raise the floor on " << raised_ifm
+            << ", the ofmaps' on " << raised_ofm << "\n";
+  EXPECT_GT(raised_ifm, n / 4);
+  EXPECT_GT(raised_ofm, n / 4);
 }
 
 // min_filter_fetches and min_ifmap_fetches with the refetch floor claim top-level fetch

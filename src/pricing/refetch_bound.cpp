@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/inline_vector.hpp"
 #include "core/math.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/data_range.hpp"
@@ -96,13 +97,18 @@ double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<doubl
 // under X at factor 1 (the least REGF they can take); with a constraint, the tile within
 // loopcnt / top and each fetch at least forced_fetches'. The caller has checked that the smallest
 // tile fits (else the nest has no valid scheme).
+// A loop's REGF factors that fit: ascending divisors of its count, inline up to a bound that
+// no REGF of a few hundred words reaches (a factor's tile takes at least the factor's words),
+// on the heap beyond (least_nest_energy runs ~10^6 times per network search).
+using TileFactors = InlineVector<std::int64_t, 64>;
+
 double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double nodes,
                          const model::UnitCosts& c, const PerDataCategory<bool>& stored,
                          const PerLoopDim<std::int64_t>& top,
                          const PerDataCategory<double>& forced) {
   // Per loop, the divisors of its count below the top factor whose tile fits with the other
   // factors at 1 (the words grow with the factor, so the fitting ones come first).
-  PerLoopDim<std::vector<std::int64_t>> fits{};
+  PerLoopDim<TileFactors> fits;
   for (auto u : all_values<LoopDim>()) {
     PerLoopDim<std::int64_t> t{{1, 1, 1}};
     for_each_divisor(n.loopcnt[u] / top[u], [&](std::int64_t f) {
@@ -112,6 +118,8 @@ double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double
       return true;
     });
   }
+  TileFactors one;
+  one.push_back(1);
   double best = std::numeric_limits<double>::infinity();
   for (auto x : all_values<LoopDim>()) {
     PerDataCategory<bool> counts{};  // categories that count T^{0:2} of their unrelated loops
@@ -121,7 +129,6 @@ double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double
       for (auto u : all_values<LoopDim>())
         if (counts[d] && !n.data_loops[d].contains(u)) matters[u] = true;
     }
-    const std::vector<std::int64_t> one{1};
     const auto& fi = matters[LoopDim::Ifm] ? fits[LoopDim::Ifm] : one;
     const auto& fo = matters[LoopDim::Ofm] ? fits[LoopDim::Ofm] : one;
     const auto& fb = matters[LoopDim::Bat] ? fits[LoopDim::Bat] : one;
@@ -131,8 +138,8 @@ double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double
       for (auto to : fo) {
         PerLoopDim<std::int64_t> t2{{ti, to, 1}};
         if (!may_fit_regf(n, t2, size_regf)) break;
-        for (auto it = fb.rbegin(); it != fb.rend(); ++it) {
-          t2[LoopDim::Bat] = *it;
+        for (auto it = fb.end(); it != fb.begin();) {
+          t2[LoopDim::Bat] = *--it;
           if (may_fit_regf(n, t2, size_regf)) break;
         }
         PerDataCategory<double> fetch{};
@@ -327,6 +334,10 @@ struct FloorNests {
     double least_time = std::numeric_limits<double>::infinity();
   };
   std::map<std::array<std::int64_t, 3>, UnderTop> under_top;
+  // Each nest's least energy without a constraint (NaN until found): no constraint's is below
+  // it (its tiles are among the free ones, its fetches no fewer), so it orders and leaves
+  // nests under the others too.
+  std::vector<double> least_free;
   // The floors evaluated so far, by the top factors and the handle of the data places they
   // were given (RefetchBounds::places).
   std::map<std::array<std::int64_t, 4>, RefetchFloor> floors;
@@ -461,17 +472,24 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
       u.at_forced[i] = nest_energy_at(n, u.forced[i], fn.nodes, p.costs, stored);
     }
   }
-  // Each nest's energy is at least its NoC plus its ITCN and GBUF at the forced fetches: the
-  // nests go in the order of that, and those whose least cannot go below the best so far
-  // are left (the minimum is the same).
+  // Each nest's energy is at least its NoC plus its ITCN and GBUF at the forced fetches, and
+  // its NoC plus its least without a constraint where that is known: the nests go in the
+  // order of that, and those whose least cannot go below the best so far are left (the
+  // minimum is the same).
+  if (f.least_free.empty()) f.least_free.assign(f.nests.size(), nan);
+  const bool free = tk == std::array<std::int64_t, 3>{1, 1, 1};
   struct Candidate {
     double least = 0;
     std::size_t index = 0;
   };
   std::vector<Candidate> order;
   order.reserve(f.nests.size());
-  for (std::size_t i = 0; i < f.nests.size(); ++i)
-    if (!std::isnan(u.at_forced[i])) order.push_back({noc_of(f.nests[i]) + u.at_forced[i], i});
+  for (std::size_t i = 0; i < f.nests.size(); ++i) {
+    if (std::isnan(u.at_forced[i])) continue;
+    const double lower =
+        std::isnan(f.least_free[i]) ? u.at_forced[i] : std::max(u.at_forced[i], f.least_free[i]);
+    order.push_back({noc_of(f.nests[i]) + lower, i});
+  }
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate& a, const Candidate& b) { return a.least < b.least; });
   double best = std::numeric_limits<double>::infinity();
@@ -479,9 +497,11 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
     if (c.least >= best) break;
     const auto& fn = f.nests[c.index];
     double& least = u.least[c.index];
-    if (std::isnan(least))
+    if (std::isnan(least)) {
       least =
           least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs, stored, top, u.forced[c.index]);
+      if (free) f.least_free[c.index] = least;
+    }
     best = std::min(best, noc_of(fn) + least);
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/inline_vector.hpp"
 #include "core/math.hpp"
 
 namespace kapla::search::kapla {
@@ -29,27 +30,8 @@ LoopDim innermost(const PerLoopDim<int>& order) {
 double rw_scale(DataCategory d, DataCategory rw) { return d == rw ? 2.0 : 1.0; }
 
 /// A prefix of a number's ascending divisors: inline for the usual loop counts (at most 128
-/// divisors: every number below 110880), on the heap beyond. Left uninitialised: only the
-/// first size() are read.
-class DivisorPrefix {
- public:
-  void push_back(std::int64_t v) {
-    if (n_ < small_.size()) {
-      small_[n_] = v;
-    } else {
-      if (big_.empty()) big_.assign(small_.begin(), small_.end());
-      big_.push_back(v);
-    }
-    ++n_;
-  }
-  std::size_t size() const { return n_; }
-  std::int64_t operator[](std::size_t i) const { return big_.empty() ? small_[i] : big_[i]; }
-
- private:
-  std::array<std::int64_t, 128> small_;
-  std::size_t n_ = 0;
-  std::vector<std::int64_t> big_;
-};
+/// divisors: every number below 110880), on the heap beyond.
+using DivisorPrefix = InlineVector<std::int64_t, 128>;
 
 }  // namespace
 

@@ -108,13 +108,14 @@ double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double
                          const PerDataCategory<double>& forced) {
   // Per loop, the divisors of its count below the top factor whose tile fits with the other
   // factors at 1 (the words grow with the factor, so the fitting ones come first).
-  PerLoopDim<TileFactors> fits;
+  // Not a PerLoopDim: its value-initialised array would clear the lists' inline storage.
+  std::array<TileFactors, enum_size<LoopDim>> fits;
   for (auto u : all_values<LoopDim>()) {
     PerLoopDim<std::int64_t> t{{1, 1, 1}};
     for_each_divisor(n.loopcnt[u] / top[u], [&](std::int64_t f) {
       t[u] = f;
       if (!may_fit_regf(n, t, size_regf)) return false;
-      fits[u].push_back(f);
+      fits[index_of(u)].push_back(f);
       return true;
     });
   }
@@ -129,9 +130,9 @@ double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double
       for (auto u : all_values<LoopDim>())
         if (counts[d] && !n.data_loops[d].contains(u)) matters[u] = true;
     }
-    const auto& fi = matters[LoopDim::Ifm] ? fits[LoopDim::Ifm] : one;
-    const auto& fo = matters[LoopDim::Ofm] ? fits[LoopDim::Ofm] : one;
-    const auto& fb = matters[LoopDim::Bat] ? fits[LoopDim::Bat] : one;
+    const auto& fi = matters[LoopDim::Ifm] ? fits[index_of(LoopDim::Ifm)] : one;
+    const auto& fo = matters[LoopDim::Ofm] ? fits[index_of(LoopDim::Ofm)] : one;
+    const auto& fb = matters[LoopDim::Bat] ? fits[index_of(LoopDim::Bat)] : one;
     // The energy does not grow with a factor and the words do not shrink: per (IFM, OFM)
     // factors, the largest BAT factor that fits.
     for (auto ti : fi)

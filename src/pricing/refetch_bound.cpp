@@ -83,6 +83,11 @@ double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<doubl
   return e;
 }
 
+// A loop's REGF factors that fit: ascending divisors of its count, inline up to a bound that
+// no REGF of a few hundred words reaches (a factor's tile takes at least the factor's words),
+// on the heap beyond (least_nest_energy runs ~10^6 times per network search).
+using TileFactors = InlineVector<std::int64_t, 64>;
+
 // The least ITCN + stored-GBUF energy of one nest on `nodes` nodes. access[ITCN][d] =
 // TA(ITCN, d) x fetch[1][d] x nodes and access[GBUF][d] = TA(GBUF, d) x fetch[1][d] x stored
 // x nodes (§7.5). fetch[1] (§7.3): let X be the innermost loop with a GBUF-level factor > 1
@@ -97,11 +102,6 @@ double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<doubl
 // under X at factor 1 (the least REGF they can take); with a constraint, the tile within
 // loopcnt / top and each fetch at least forced_fetches'. The caller has checked that the smallest
 // tile fits (else the nest has no valid scheme).
-// A loop's REGF factors that fit: ascending divisors of its count, inline up to a bound that
-// no REGF of a few hundred words reaches (a factor's tile takes at least the factor's words),
-// on the heap beyond (least_nest_energy runs ~10^6 times per network search).
-using TileFactors = InlineVector<std::int64_t, 64>;
-
 double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double nodes,
                          const model::UnitCosts& c, const PerDataCategory<bool>& stored,
                          const PerLoopDim<std::int64_t>& top,

@@ -428,22 +428,18 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
   // carrying at least its fewest words. Its other readers' hops are the copies above. The
   // same for each ofmap range's read and accumulation at the nearest of its nodes
   // (ceil((r + a) / 2) >= the read), less the hops to the nearest stored place that
-  // layer_cost_bound adds for every ofmap word (its smallest distance, element 1 - element 0).
-  auto least_sum = [](const RangeGroups& g, const std::vector<std::int64_t>& hops) {
+  // layer_cost_bound adds for every ofmap word (its smallest distance, element 1 - element 0:
+  // none of the n smallest is below it, so the sum less n of them is never negative).
+  auto least_sum = [](const RangeGroups& g, const std::vector<std::int64_t>& hops,
+                      bool beyond_nearest) {
     if (hops.size() < 2 || g.count <= 0) return 0.0;
     const auto n = std::min(static_cast<std::size_t>(g.count), hops.size() - 1);
-    return g.least_words * static_cast<double>(hops[n]);
+    const std::int64_t counted = beyond_nearest ? static_cast<std::int64_t>(n) * hops[1] : 0;
+    return g.least_words * static_cast<double>(hops[n] - counted);
   };
   auto first_reads = [&](const detail::FloorNest& fn) {
-    double ofm = least_sum(fn.ofmap_ranges, places.ofmap_hops);
-    if (ofm > 0) {
-      const auto n =
-          std::min(static_cast<std::size_t>(fn.ofmap_ranges.count), places.ofmap_hops.size() - 1);
-      ofm -= fn.ofmap_ranges.least_words * static_cast<double>(n) *
-             static_cast<double>(places.ofmap_hops[1]);
-    }
-    return least_sum(fn.ifmap_ranges, places.ifmap_hops) * fetch0[DataCategory::Ifm] +
-           std::max(0.0, ofm) * fetch0[DataCategory::Ofm];
+    return least_sum(fn.ifmap_ranges, places.ifmap_hops, false) * fetch0[DataCategory::Ifm] +
+           least_sum(fn.ofmap_ranges, places.ofmap_hops, true) * fetch0[DataCategory::Ofm];
   };
   auto noc_of = [&](const detail::FloorNest& fn) {
     double hops = first_reads(fn);
@@ -513,10 +509,6 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The hops from `x` to the nearest of `count` lines at `first`, `first + step`, ... on one axis.
 std::int64_t hops_to_lines(std::int64_t x, std::int64_t first, std::int64_t step,
                            std::int64_t count) {
@@ -564,12 +556,17 @@ std::vector<std::int64_t> nearest_source_hops(const mapping::NodeRegion& proc,
   return out;
 }
 
-DataPlaces data_places(const LayerProblem& p) {
+DataPlaces data_places(const mapping::NodeRegion& proc,
+                       const std::vector<mapping::NodeRegion>& ifmap_regions,
+                       const mapping::NodeRegion& dst) {
   DataPlaces out;
-  if (!p.ifmap_layout.regions.empty())
-    out.ifmap_hops = nearest_source_hops(p.resource.proc_region, p.ifmap_layout.regions);
-  out.ofmap_hops = nearest_source_hops(p.resource.proc_region, {p.resource.dst_data_region});
+  if (!ifmap_regions.empty()) out.ifmap_hops = nearest_source_hops(proc, ifmap_regions);
+  out.ofmap_hops = nearest_source_hops(proc, {dst});
   return out;
+}
+
+DataPlaces data_places(const LayerProblem& p) {
+  return data_places(p.resource.proc_region, p.ifmap_layout.regions, p.resource.dst_data_region);
 }
 
 RefetchFloor refetch_bound(const LayerProblem& p) {
@@ -625,10 +622,7 @@ RefetchBounds::Places RefetchBounds::places(const mapping::NodeRegion& proc,
   for (const auto& r : ifmap_regions) add(r);
   const auto it = by_regions_.find(key);
   if (it != by_regions_.end()) return it->second;
-  DataPlaces d;
-  if (!ifmap_regions.empty()) d.ifmap_hops = nearest_source_hops(proc, ifmap_regions);
-  d.ofmap_hops = nearest_source_hops(proc, {dst});
-  return by_regions_[key] = places(d);
+  return by_regions_[key] = places(data_places(proc, ifmap_regions, dst));
 }
 
 RefetchFloor RefetchBounds::floor(detail::FloorNests* nests, const LayerProblem& p, Places places) {

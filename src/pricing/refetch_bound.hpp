@@ -56,6 +56,11 @@ struct DataPlaces {
   friend auto operator<=>(const DataPlaces&, const DataPlaces&) = default;
 };
 
+/// The data places of a layer on `proc` whose ifmap pieces lie in `ifmap_regions` (empty: not
+/// known) and whose ofmaps go to `dst`.
+DataPlaces data_places(const mapping::NodeRegion& proc,
+                       const std::vector<mapping::NodeRegion>& ifmap_regions,
+                       const mapping::NodeRegion& dst);
 /// `p`'s data places: its ifmap layout's regions, if it has one, and its dst_data_region.
 DataPlaces data_places(const LayerProblem& p);
 

@@ -423,13 +423,16 @@ void register_schedule(CLI::App& app, Context& ctx) {
   sub->add_option("--threads", a->threads, "OpenMP threads per layer search")
       ->capture_default_str();
   sub->add_option("--seed", a->seed,
-                  "Seed of random (R) and guided (M); per layer mixed with the layer");
+                  "Seed of random (R) and guided (M); per layer mixed with the layer")
+      ->check(fits_integer<std::uint64_t>());
   sub->add_option("--budget", a->budget,
-                  "R/M: cost-model evaluations per layer search (0 = none; default 1000)");
+                  "R/M: cost-model evaluations per layer search (0 = none; default 1000)")
+      ->check(fits_int64());
   sub->add_option("--budget-seconds", a->budget_seconds,
                   "R/M: seconds per layer search (0 = none; not reproducible when hit)");
   sub->add_option("--victory", a->victory,
-                  "R: stop after this many consecutive non-improving valid samples (0 = off)");
+                  "R: stop after this many consecutive non-improving valid samples (0 = off)")
+      ->check(fits_int64());
   sub->add_flag("--surrogate", a->surrogate, "M: screen proposals with the ridge surrogate");
   sub->add_flag("--segment-selection", a->segment_selection,
                 "K: solve only the segments on the cheapest chains by KAPLA's segment estimate");

@@ -59,6 +59,12 @@ bad "--batch: out of range for a 64-bit integer: 9223372036854775808" \
   $(sched | sed 's/ 4$/ 9223372036854775808/') $flags
 bad "--batch: out of range for a 64-bit integer: -99999999999999999999" \
   --data-dir "$DATA" show mlp_s --batch -99999999999999999999
+# The other integer options of schedule: a seed beyond 2^64 - 1 was taken as 2^64 - 1 without
+# a word; a budget beyond 2^63 - 1 was quoted as 2^63 - 1.
+bad "--seed: out of range for a 64-bit integer: 18446744073709551616" \
+  $(sched) $flags --strategy R --seed 18446744073709551616
+bad "--budget: out of range for a 64-bit integer: 9223372036854775808" \
+  $(sched) $flags --strategy R --budget 9223372036854775808
 mkfifo "$T/fifo.json"
 bad "fifo.json: not a regular file" validate "$T/fifo.json"
 bad "fifo.json: not a regular file" $(sched) --hardware "$T/fifo.json"

@@ -21,13 +21,23 @@ class InlineVector {
     }
     ++n_;
   }
+  /// Empties the list for reuse (what it had spilled to the heap is dropped).
+  void clear() {
+    n_ = 0;
+    big_.clear();
+  }
   std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
   const T& operator[](std::size_t i) const { return data()[i]; }
+  T& operator[](std::size_t i) { return data()[i]; }
   const T* begin() const { return data(); }
   const T* end() const { return data() + n_; }
+  T* begin() { return data(); }
+  T* end() { return data() + n_; }
 
  private:
   const T* data() const { return big_.empty() ? small_.data() : big_.data(); }
+  T* data() { return big_.empty() ? small_.data() : big_.data(); }
 
   // Left uninitialised: only the first size() are read.
   std::array<T, N> small_;

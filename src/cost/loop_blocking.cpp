@@ -193,7 +193,7 @@ void calc_stats(LoopBlockingEval& ev, const NestedLoopDesc& nld, const mapping::
 LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blocking,
                           const mapping::Resource& resource, const mapping::BufShrScheme& bufshr,
                           const model::SearchOptions& options, const model::UnitCosts& costs,
-                          bool sweep) {
+                          bool sweep, const FetchCounts* given_fetch) {
   LoopBlockingEval ev;
   ev.blocking = blocking;
   std::int64_t lcnt = 1;
@@ -241,7 +241,12 @@ LoopBlockingEval evaluate(const NestedLoopDesc& nld, const LoopBlocking& blockin
   };
   if (over_capacity(ev, nld, resource)) return reject(InvalidReason::CapacityInitial);
 
-  set_fetch(ev, nld);
+  if (given_fetch != nullptr) {
+    ev.fetch = *given_fetch;
+    ev.fetch_computed = true;
+  } else {
+    set_fetch(ev, nld);
+  }
   ev.src_is_dram = resource.src_data_region.type == mapping::RegionType::Dram;
   ev.dst_is_dram = resource.dst_data_region.type == mapping::RegionType::Dram;
   if (nld.rw_data == DataCategory::Fil && !ev.dst_is_dram)
@@ -291,7 +296,7 @@ LoopBlockingEval evaluate_loop_blocking(const NestedLoopDesc& nld, const LoopBlo
                                         const mapping::BufShrScheme& bufshr,
                                         const model::SearchOptions& options,
                                         const model::UnitCosts& costs) {
-  return evaluate(nld, blocking, resource, bufshr, options, costs, true);
+  return evaluate(nld, blocking, resource, bufshr, options, costs, true, nullptr);
 }
 
 LoopBlockingEval evaluate_loop_blocking_unswept(const NestedLoopDesc& nld,
@@ -300,7 +305,14 @@ LoopBlockingEval evaluate_loop_blocking_unswept(const NestedLoopDesc& nld,
                                                 const mapping::BufShrScheme& bufshr,
                                                 const model::SearchOptions& options,
                                                 const model::UnitCosts& costs) {
-  return evaluate(nld, blocking, resource, bufshr, options, costs, false);
+  return evaluate(nld, blocking, resource, bufshr, options, costs, false, nullptr);
+}
+
+LoopBlockingEval evaluate_loop_blocking_at_fetch(
+    const NestedLoopDesc& nld, const LoopBlocking& blocking, const FetchCounts& fetch,
+    const mapping::Resource& resource, const mapping::BufShrScheme& bufshr,
+    const model::SearchOptions& options, const model::UnitCosts& costs) {
+  return evaluate(nld, blocking, resource, bufshr, options, costs, false, &fetch);
 }
 
 }  // namespace kapla::cost

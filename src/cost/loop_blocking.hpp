@@ -117,6 +117,9 @@ bool blocks_cover(std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_
 std::array<PerLoopDim<std::int64_t>, 3> trips_above(const LoopBlocking& b,
                                                     const PerLoopDim<std::int64_t>& loopcnt);
 
+/// fetch[bl][d]: how often data category d crosses the boundary above level bl.
+using FetchCounts = std::array<PerDataCategory<std::int64_t>, 2>;
+
 /// Fetch counts of a blocking (§7.3, with the fork's REGF rule §12.2): fetch[0][d] brings d
 /// from DRAM into GBUF, fetch[1][d] from GBUF into REGF (before filter pinning). The cost
 /// model's own, exported so that the directive searches decide GBUF storage as it does.
@@ -166,5 +169,26 @@ LoopBlockingEval evaluate_loop_blocking_unswept(const NestedLoopDesc& nld,
                                                 const mapping::BufShrScheme& bufshr,
                                                 const model::SearchOptions& options,
                                                 const model::UnitCosts& costs);
+
+/// evaluate_loop_blocking_unswept with `fetch` in place of the blocking's fetch counts: the
+/// loop orders are not read (the fetch counts are all the unswept evaluation reads of them).
+/// Where the storage in GBUF does not depend on the fetch counts (storage_fixed), validity,
+/// accesses, times and access_cost only grow with each count (every use is a product by, a
+/// sum of or a maximum with nonnegative figures, each of which IEEE rounding keeps monotonic,
+/// and a scheme rejected for refetching on-chip data is rejected at larger counts too), so at
+/// the least of several order pairs' counts, level by level and category by category, it is
+/// a floor of each pair's unswept evaluation: invalid only if every pair is.
+LoopBlockingEval evaluate_loop_blocking_at_fetch(
+    const NestedLoopDesc& nld, const LoopBlocking& blocking, const FetchCounts& fetch,
+    const mapping::Resource& resource, const mapping::BufShrScheme& bufshr,
+    const model::SearchOptions& options, const model::UnitCosts& costs);
+
+/// Whether no category may bypass GBUF, so that every category is stored whatever the fetch
+/// counts (§7.4 steps 1 and 6): evaluate_loop_blocking_at_fetch is then monotonic in them.
+inline bool storage_fixed(const model::SearchOptions& options) {
+  for (bool bypass : options.sw_gbuf_bypass)
+    if (bypass) return false;
+  return true;
+}
 
 }  // namespace kapla::cost

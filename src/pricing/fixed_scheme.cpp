@@ -263,6 +263,18 @@ std::optional<cost::CostTime> FixedSchemeEvaluator::score_bound(std::size_t part
   return price(part_index, *in, on_chip);
 }
 
+std::optional<cost::CostTime> FixedSchemeEvaluator::score_bound_at_fetch(
+    std::size_t part_index, const FixedScheme& s, const cost::FetchCounts& fetch,
+    bool on_chip) const {
+  const auto& st = setup(part_index);
+  if (!nld_in_range(st, s)) return std::nullopt;
+  const auto& nld = st.map.nlds[static_cast<std::size_t>(s.nld_index)];
+  const auto ev = cost::evaluate_loop_blocking_at_fetch(nld, s.blocking, fetch, p_->resource,
+                                                        st.bufshr, p_->options, p_->costs);
+  if (!ev.valid()) return std::nullopt;
+  return price(part_index, cost::cost_inputs(ev), on_chip);
+}
+
 cost::CostTime FixedSchemeEvaluator::price(std::size_t part_index, const cost::CostInputs& in,
                                            bool on_chip) const {
   return cost::cost_and_time(

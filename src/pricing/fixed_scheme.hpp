@@ -179,6 +179,14 @@ class FixedSchemeEvaluator {
   /// monotonically); nullopt exactly when score() is.
   std::optional<cost::CostTime> score_bound(std::size_t part_index, const FixedScheme& s,
                                             bool on_chip) const;
+  /// score_bound with `fetch` in place of the scheme's fetch counts (its loop orders are not
+  /// read; cost::evaluate_loop_blocking_at_fetch): where bound_grows_with_fetch(), at the least
+  /// of several order pairs' counts it is at most score_bound of each pair, and nullopt only if
+  /// every pair's is.
+  std::optional<cost::CostTime> score_bound_at_fetch(std::size_t part_index, const FixedScheme& s,
+                                                     const cost::FetchCounts& fetch,
+                                                     bool on_chip) const;
+  bool bound_grows_with_fetch() const { return cost::storage_fixed(p_->options); }
   /// The cost inputs of scheme `s` of partition `part_index` (evaluate()'s price is
   /// cost::cost_and_time of them with the placement's unit hops), or nullopt if the scheme is
   /// invalid; with `sweep` false, those of the evaluation without the buffer-sharing sweep.

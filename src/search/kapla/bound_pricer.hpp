@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "cost/loop_blocking.hpp"
 #include "search/kapla/layer_oracle.hpp"
 
 namespace kapla::search::kapla {
@@ -20,6 +21,17 @@ class BoundPricer {
   /// `on_chip`: without the NoC placement's hops (a weaker bound that needs no placement); it
   /// is also at most OnChipPricer::evaluate_on_chip(s).
   virtual std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const = 0;
+  /// A floor of a blocking over several of its loop-order pairs, where
+  /// bound_grows_with_fetch(): evaluate_bound(s, on_chip) with `fetch` in place of s's fetch
+  /// counts (s's orders are not read). At the least of the pairs' counts, level by level and
+  /// category by category, no pair's evaluate_bound is better under any goal (energy and time
+  /// are at most each pair's), and nullopt only if every pair's is
+  /// (cost::evaluate_loop_blocking_at_fetch).
+  virtual std::optional<Score> evaluate_bound_at_fetch(const CanonicalScheme& s,
+                                                       const cost::FetchCounts& fetch,
+                                                       bool on_chip) const = 0;
+  /// Whether evaluate_bound_at_fetch is such a floor: when no category may bypass GBUF.
+  virtual bool bound_grows_with_fetch() const = 0;
 };
 
 }  // namespace kapla::search::kapla

@@ -179,6 +179,18 @@ std::optional<Score> CostOracle::evaluate_bound(const CanonicalScheme& s, bool o
   return Score{ct->cost, ct->time};
 }
 
+std::optional<Score> CostOracle::evaluate_bound_at_fetch(const CanonicalScheme& s,
+                                                         const cost::FetchCounts& fetch,
+                                                         bool on_chip) const {
+  const auto i = index_of(s.part);
+  KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");
+  const auto ct = eval_.score_bound_at_fetch(
+      *i, pricing::FixedScheme{s.nest_index, {s.blocking.bl_ts, s.blocking.bl_ords}}, fetch,
+      on_chip);
+  if (!ct) return std::nullopt;
+  return Score{ct->cost, ct->time};
+}
+
 std::optional<Score> CostOracle::score(const CanonicalScheme& s, bool on_chip) const {
   const auto i = index_of(s.part);
   KAPLA_ASSERT(i.has_value(), "CostOracle: a scheme's partition is not one of B's");

@@ -69,6 +69,10 @@ class CostOracle final : public LayerOracle, public OnChipPricer, public BoundPr
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
   std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
+  std::optional<Score> evaluate_bound_at_fetch(const CanonicalScheme& s,
+                                               const cost::FetchCounts& fetch,
+                                               bool on_chip) const override;
+  bool bound_grows_with_fetch() const override { return eval_.bound_grows_with_fetch(); }
   const BoundPricer* bound_pricer() const override { return this; }
   /// In what the oracles over the same Derived share.
   const LayoutFreeMemo* layout_free_memo() const override;

@@ -1,18 +1,24 @@
 // Strategy S's search (kapla-spec.md §5.2 over the lowered space; see docs/kapla.md).
 #include "search/kapla/exhaustive.hpp"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core/function_ref.hpp"
+#include "core/inline_vector.hpp"
 #include "core/math.hpp"
+#include "core/words_hash.hpp"
 #include "cost/loop_blocking.hpp"
 #include "cost/loop_blocking_search.hpp"
+#include "search/kapla/blocking_floors.hpp"
 #include "search/kapla/bound_pricer.hpp"
 
 namespace kapla::search::kapla {
@@ -59,9 +65,12 @@ class FactorLists {
   std::map<std::pair<int, std::int64_t>, std::unique_ptr<const Triples>> lists_;
 };
 
-std::int64_t visit_schemes(const LayerOracle& o, const mapping::PartitionScheme& part,
-                           FactorLists& lists,
-                           const std::function<void(const CanonicalScheme&)>& visit) {
+// Calls `visit(s, pairs)` on every blocking the exhaustive search prices on `part` (s holds
+// the partition, the nest and the factors) with the order pairs it prices that blocking with,
+// in its order; returns how many blockings the fast capacity check rejected.
+std::int64_t visit_blockings(
+    const LayerOracle& o, const mapping::PartitionScheme& part, FactorLists& lists,
+    const FunctionRef<void(const CanonicalScheme&, const OrderPairs&)>& visit) {
   std::int64_t fit_fail = 0;
   const auto nests_ref = o.nests(part);
   const auto& nests = *nests_ref;
@@ -82,6 +91,22 @@ std::int64_t visit_schemes(const LayerOracle& o, const mapping::PartitionScheme&
     return cost::on_chip_refetch(fetch[0], n.rw_data, !on_chip.ifmaps, !on_chip.ofmaps) ==
            cost::InvalidReason::None;
   };
+  // Whether an order is canonical for a level depends on which of its loops are trivial
+  // only: the canonical orders per such mask, in loop_orders()' order.
+  auto mask_of = [](const PerLoopDim<std::int64_t>& t) {
+    std::size_t m = 0;
+    for (auto l : all_values<LoopDim>())
+      if (t[l] > 1) m |= std::size_t{1} << static_cast<int>(l);
+    return m;
+  };
+  std::array<InlineVector<PerLoopDim<int>, 6>, 8> canonical;
+  for (std::size_t m = 0; m < canonical.size(); ++m) {
+    PerLoopDim<std::int64_t> t{};
+    for (auto l : all_values<LoopDim>()) t[l] = (m >> static_cast<int>(l)) & 1 ? 2 : 1;
+    for (const auto& ord : orders)
+      if (is_canonical_order(t, ord)) canonical[m].push_back(ord);
+  }
+  OrderPairs pairs;
   for (std::size_t ni = 0; ni < nests.size(); ++ni) {
     const auto& n = nests[ni];
     const auto cap = o.capacity(part, static_cast<int>(ni));
@@ -100,16 +125,14 @@ std::int64_t visit_schemes(const LayerOracle& o, const mapping::PartitionScheme&
             ++fit_fail;
             continue;
           }
-          for (const auto& o0 : orders) {
-            if (!is_canonical_order(s.blocking.bl_ts[0], o0)) continue;
+          pairs.clear();
+          const auto& inner = canonical[mask_of(s.blocking.bl_ts[1])];
+          for (const auto& o0 : canonical[mask_of(s.blocking.bl_ts[0])]) {
             if (!valid_top.is_valid_top_bl(s.blocking.bl_ts[0], o0)) continue;
             if (!on_chip_once(n, s.blocking, o0)) continue;
-            for (const auto& o1 : orders) {
-              if (!is_canonical_order(s.blocking.bl_ts[1], o1)) continue;
-              s.blocking.bl_ords = {o0, o1};
-              visit(s);
-            }
+            for (const auto& o1 : inner) pairs.push_back({o0, o1});
           }
+          if (!pairs.empty()) visit(s, pairs);
         }
   }
   return fit_fail;
@@ -120,7 +143,12 @@ std::int64_t visit_schemes(const LayerOracle& o, const mapping::PartitionScheme&
 std::int64_t for_each_scheme(const LayerOracle& o, const mapping::PartitionScheme& part,
                              const std::function<void(const CanonicalScheme&)>& visit) {
   FactorLists lists(o);
-  return visit_schemes(o, part, lists, visit);
+  return visit_blockings(o, part, lists, [&](CanonicalScheme s, const OrderPairs& pairs) {
+    for (const auto& pr : pairs) {
+      s.blocking.bl_ords = pr;
+      visit(s);
+    }
+  });
 }
 
 namespace {
@@ -140,25 +168,84 @@ struct PartResult {
 // first scheme with the best price, ties going to the first partition and, within one, to the
 // first found); the partition's own best may then differ, but never wins. Skipped schemes
 // count as evaluated, so the counts do not depend on the bound.
+//
+// The bound reads a scheme's loop orders only through its fetch counts, and a blocking's
+// order pairs (up to 36) have a few distinct ones: each is bounded once per blocking. Where
+// the bound grows with the fetch counts (no category may bypass GBUF), whole blockings are
+// bounded first (blocking_floors.hpp): every blocking with the same nest and top-level
+// factors, then the blocking, skipped where the floor does not beat the best, as no scheme's
+// bound under it would. On GPT-2's attention fallbacks the schemes' bounds had been ~80 % of
+// the instructions.
 PartResult search_partition(const LayerOracle& o, const BoundPricer* bounds,
                             const mapping::PartitionScheme& part, FactorLists& lists,
                             model::Goal goal, const std::optional<Score>& earlier) {
   PartResult r;
-  r.fit_fail = visit_schemes(o, part, lists, [&](const CanonicalScheme& s) {
-    ++r.evaluated;
-    if (bounds != nullptr && (r.scheme || earlier)) {
-      const auto lb = bounds->evaluate_bound(s, true);
-      if (!lb) return;  // invalid: so is the price
-      if (earlier && !better(*lb, *earlier, goal)) return;
-      if (r.scheme) {
-        if (!better(*lb, r.score, goal)) return;
-        if (!better(*bounds->evaluate_bound(s, false), r.score, goal)) return;
-      }
-    }
+  const auto nests = o.nests(part);
+  const bool floors = bounds != nullptr && bounds->bound_grows_with_fetch();
+  // Beaten: a score that does not beat the best so far (with `earlier`) cannot be the answer.
+  auto beaten = [&](const Score& lb) {
+    return (earlier && !better(lb, *earlier, goal)) || (r.scheme && !better(lb, r.score, goal));
+  };
+  auto price = [&](const CanonicalScheme& s) {
     const auto sc = o.evaluate(s);
     if (sc && (!r.scheme || better(*sc, r.score, goal))) {
       r.scheme = s;
       r.score = *sc;
+    }
+  };
+  struct Known {  // the bounds of a blocking's pairs with the same fetch counts
+    cost::FetchCounts fetch;
+    std::array<std::optional<std::optional<Score>>, 2> bound;  // [with the hops, on chip]
+  };
+  InlineVector<cost::FetchCounts, 36> fetch;
+  InlineVector<Known, 36> known;
+  // top_level_floor per nest and top-level factors (nullopt: none known).
+  std::unordered_map<std::array<std::int64_t, 4>, std::optional<Score>, WordsHash> top_floors;
+  r.fit_fail = visit_blockings(o, part, lists, [&](CanonicalScheme s, const OrderPairs& pairs) {
+    r.evaluated += static_cast<std::int64_t>(pairs.size());
+    if (bounds == nullptr) {
+      for (const auto& pr : pairs) s.blocking.bl_ords = pr, price(s);
+      return;
+    }
+    const auto& n = (*nests)[static_cast<std::size_t>(s.nest_index)];
+    const bool bounded = r.scheme || earlier;
+    if (floors && bounded) {
+      const auto& t0 = s.blocking.bl_ts[0];
+      auto [it, fresh] = top_floors.try_emplace(
+          {s.nest_index, t0[LoopDim::Ifm], t0[LoopDim::Ofm], t0[LoopDim::Bat]});
+      if (fresh) it->second = top_level_floor(*bounds, n, s, pairs);
+      if (it->second && beaten(*it->second)) return;
+    }
+    fetch.clear();
+    for (const auto& pr : pairs) {
+      s.blocking.bl_ords = pr;
+      fetch.push_back(fetch_counts_of(n, s.blocking));
+    }
+    if (floors && bounded) {
+      const auto floor = blocking_floor(*bounds, s, fetch, true);
+      if (!floor || beaten(*floor)) return;  // invalid at the least counts: so is every pair
+      if (r.scheme && beaten(*blocking_floor(*bounds, s, fetch, false))) return;
+    }
+    known.clear();
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      s.blocking.bl_ords = pairs[i];
+      if (r.scheme || earlier) {
+        auto it = std::find_if(known.begin(), known.end(),
+                               [&](const Known& k) { return k.fetch == fetch[i]; });
+        if (it == known.end()) {
+          known.push_back(Known{fetch[i], {}});
+          it = known.end() - 1;
+        }
+        auto bound = [&](bool on_chip) {
+          auto& slot = it->bound[on_chip ? 1 : 0];
+          if (!slot) slot = bounds->evaluate_bound(s, on_chip);
+          return *slot;
+        };
+        const auto lb = bound(true);
+        if (!lb || beaten(*lb)) continue;  // invalid: so is the price
+        if (r.scheme && beaten(*bound(false))) continue;
+      }
+      price(s);
     }
   });
   return r;

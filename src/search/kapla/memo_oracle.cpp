@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/errors.hpp"
 #include "core/remembered.hpp"
 
 namespace kapla::search::kapla {
@@ -59,6 +60,13 @@ std::optional<Score> MemoOracle::evaluate_bound(const CanonicalScheme& s, bool o
     parts_.emplace(s.part.flat_key(), true);  // this bound placed it
   }
   return sc;
+}
+
+std::optional<Score> MemoOracle::evaluate_bound_at_fetch(const CanonicalScheme& s,
+                                                         const cost::FetchCounts& fetch,
+                                                         bool on_chip) const {
+  KAPLA_ASSERT(bounds_ != nullptr, "MemoOracle: no bound to take at given fetch counts");
+  return bounds_->evaluate_bound_at_fetch(s, fetch, on_chip);
 }
 
 NestList MemoOracle::nests(const mapping::PartitionScheme& part) const {

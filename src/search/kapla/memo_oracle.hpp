@@ -53,6 +53,13 @@ class MemoOracle final : public ForwardingOracle, public OnChipPricer, public Bo
   /// the price itself once the scheme has been priced (its own tightest bound: on chip, the
   /// on-chip price) or when the wrapped oracle offers none.
   std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
+  std::optional<Score> evaluate_bound_at_fetch(const CanonicalScheme& s,
+                                               const cost::FetchCounts& fetch,
+                                               bool on_chip) const override;
+  /// Only over a wrapped oracle with a bound (without one, evaluate_bound is the price).
+  bool bound_grows_with_fetch() const override {
+    return bounds_ != nullptr && bounds_->bound_grows_with_fetch();
+  }
   const BoundPricer* bound_pricer() const override { return this; }
   /// K's fits on this oracle, remembered for its lifetime (its capacities are fixed).
   const FitMemo* fit_memo() const override { return &fits_; }

@@ -3,6 +3,7 @@
 // optimum; S never beats B; same answers on 1 and 2 threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <random>
@@ -13,11 +14,13 @@
 #include "cost/loop_blocking_search.hpp"
 #include "mapping/buffer_sharing_scheme.hpp"
 #include "mapping/data_layout_ops.hpp"
+#include "model/options.hpp"
 #include "paper_hardware.hpp"
 #include "schedule/resource_builder.hpp"
 #include "schedule/run_network.hpp"
 #include "search/directive_exhaustive.hpp"
 #include "search/exhaustive.hpp"
+#include "search/kapla/blocking_floors.hpp"
 #include "search/kapla/cost_oracle.hpp"
 #include "search/kapla/exhaustive.hpp"
 #include "search/kapla/forwarding_oracle.hpp"
@@ -67,6 +70,16 @@ pricing::LayerProblem problem(const model::Layer& layer, std::int64_t batch,
   p.ifmap_layout =
       mapping::input_layouts(layer.nifm, layer.sifm, batch, p.resource.src_data_region, opts)
           .front();
+  return p;
+}
+
+// problem() under `goal`, with a pipeline constraint of `topbat` (0: none).
+pricing::LayerProblem goal_problem(const model::Layer& layer, std::int64_t batch,
+                                   const model::Hardware& hw, model::SearchOptions opts,
+                                   model::Goal goal, std::int64_t topbat) {
+  opts.opt_goal = goal;
+  auto p = problem(layer, batch, hw, opts);
+  p.constraint.topbat = topbat;
   return p;
 }
 
@@ -498,6 +511,27 @@ TEST(KaplaStrategies, EnumeratorSkipsOnlyTopLevelsThatRefetchOnChipData) {
   std::cout << "[on-chip rule] " << skipped << " schemes skipped, " << visited << " visited\n";
 }
 
+// search_exhaustive with its bounds returns what it returns pricing every scheme (the
+// scheme, its score, the counts), on 1 and 2 threads; returns the searches compared.
+int expect_bounds_change_no_answer(const kapla::CostOracle& o, model::Goal goal,
+                                   const std::string& what) {
+  const auto plain = kapla::search_exhaustive(o, {goal, 1, false});
+  int searches = 0;
+  for (const int threads : {1, 2}) {
+    const auto bounded = kapla::search_exhaustive(o, {goal, threads, true});
+    ++searches;
+    EXPECT_EQ(plain.scheme.has_value(), bounded.scheme.has_value()) << what;
+    if (plain.scheme && bounded.scheme) {
+      EXPECT_TRUE(*plain.scheme == *bounded.scheme) << what;
+      EXPECT_EQ(plain.score.energy, bounded.score.energy) << what;
+      EXPECT_EQ(plain.score.time, bounded.score.time) << what;
+    }
+    EXPECT_EQ(plain.evaluated, bounded.evaluated) << what;
+    EXPECT_EQ(plain.fit_fail, bounded.fit_fail) << what;
+  }
+  return searches;
+}
+
 // The exhaustive search's bounds (the price without the buffer-sharing sweep, and without the
 // placement's hops too): on every scheme
 // the enumerator visits, valid exactly when the price is, with the price's time and an energy
@@ -510,10 +544,7 @@ TEST(KaplaStrategies, ExhaustiveBoundIsBelowThePriceAndChangesNoAnswer) {
   for (const auto& [name, layer] : small_layers()) {
     for (const auto goal : {model::Goal::Energy, model::Goal::Delay, model::Goal::EnergyDelay}) {
       for (const std::int64_t topbat : {0, 2}) {
-        auto opts = training_options();
-        opts.opt_goal = goal;
-        auto p = problem(layer, 4, hw, opts);
-        p.constraint.topbat = topbat;
+        const auto p = goal_problem(layer, 4, hw, training_options(), goal, topbat);
         const kapla::CostOracle o(p);
         if (goal == model::Goal::Energy) {
           for (const auto& part : o.partitions()) {
@@ -537,19 +568,8 @@ TEST(KaplaStrategies, ExhaustiveBoundIsBelowThePriceAndChangesNoAnswer) {
             });
           }
         }
-        const auto plain = kapla::search_exhaustive(o, {goal, 1, false});
-        for (const int threads : {1, 2}) {
-          const auto bounded = kapla::search_exhaustive(o, {goal, threads, true});
-          ++searches;
-          ASSERT_EQ(plain.scheme.has_value(), bounded.scheme.has_value()) << name;
-          if (plain.scheme) {
-            EXPECT_TRUE(*plain.scheme == *bounded.scheme) << name << " topbat " << topbat;
-            EXPECT_EQ(plain.score.energy, bounded.score.energy) << name;
-            EXPECT_EQ(plain.score.time, bounded.score.time) << name;
-          }
-          EXPECT_EQ(plain.evaluated, bounded.evaluated) << name;
-          EXPECT_EQ(plain.fit_fail, bounded.fit_fail) << name;
-        }
+        searches +=
+            expect_bounds_change_no_answer(o, goal, name + " topbat " + std::to_string(topbat));
       }
     }
   }
@@ -557,6 +577,148 @@ TEST(KaplaStrategies, ExhaustiveBoundIsBelowThePriceAndChangesNoAnswer) {
   EXPECT_GT(strictly_below, 0);  // buffer sharing moved data: the bound is not the price
   std::cout << "[bound] " << checked << " schemes, " << strictly_below
             << " with the bound strictly below the price; " << searches << " searches\n";
+}
+
+// The same with the KAPLA inference options, where the blockings' floors (no category may
+// bypass GBUF) skip most of the bounds, on layers like those K's fallback searches in the
+// transformer zoo (attention's Q.K^T and P.V, a projection over a 1 x m token row) and an FC
+// layer (the one here whose answer a floor taken at the most of the pairs' fetch counts
+// changes): the same scheme, score and counts as pricing every scheme, under every goal, with
+// a pipeline constraint, on 1 and 2 threads.
+TEST(KaplaStrategies, ExhaustiveFloorsChangeNoAnswerWithoutBypass) {
+  auto hw = test::paper_cloud_hardware();
+  hw.nodes = {4, 4};
+  const auto opts = model::kapla_option_preset("inference");
+  const std::vector<std::pair<std::string, model::Layer>> layers = {
+      {"qk", model::make_matmul(64, 16, 64, 1)},  // heads fold into the batch (4 x 2)
+      {"pv", model::make_matmul(64, 64, 16, 1)},
+      {"proj", model::make_conv(64, 96, {1, 64}, {1, 1})},
+      {"fc", model::make_fc(256, 128)}};
+  std::int64_t searches = 0;
+  for (const auto& [name, layer] : layers) {
+    for (const auto goal : {model::Goal::Energy, model::Goal::Delay, model::Goal::EnergyDelay}) {
+      for (const std::int64_t topbat : {0, 2}) {
+        const auto p = goal_problem(layer, 8, hw, opts, goal, topbat);
+        const kapla::CostOracle o(p);
+        ASSERT_TRUE(o.bound_grows_with_fetch());
+        searches +=
+            expect_bounds_change_no_answer(o, goal, name + " topbat " + std::to_string(topbat));
+      }
+    }
+  }
+  EXPECT_EQ(searches, 48);
+}
+
+// The exhaustive search bounds a blocking's schemes once per distinct fetch counts, and
+// whole blockings by their floors (blocking_floors.hpp). Checked on every blocking of every
+// partition, with data in DRAM and on chip (where top levels that fetch on-chip data twice are
+// invalid; the enumerator that hides the regions visits them too): the bound at a pair's fetch
+// counts, taken with another pair's orders, is the pair's bound (the orders are read through
+// the fetch counts only); where no category may bypass GBUF, a blocking's floor is at most
+// every valid pair's bound, in energy and in time, and invalid only where every pair is; and
+// the floor of the blockings with the same nest and top-level factors, where it has one, is
+// at most every valid pair's on-chip bound among them, which all come with the same top-level
+// orders. With bypass, the storage follows the fetch counts and the floors are not offered.
+TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
+  const auto hw = small_hw({4, 4}, {4, 4}, 1024, 32);
+  std::int64_t blockings = 0, pairs = 0, below = 0, all_invalid = 0, tops = 0, top_below = 0;
+  for (const auto& [name, layer] : small_layers()) {
+    for (const int on_chip : {0, 1, 2, 3}) {  // none, ifmaps, ofmaps, both
+      if (on_chip != 0 && layer.is_back()) continue;
+      for (const std::int64_t topbat : {0, 2}) {
+        auto p = problem(layer, 4, hw);
+        p.constraint.topbat = topbat;
+        auto neighbour = p.resource.proc_region;
+        neighbour.origin = {neighbour.origin.h, neighbour.origin.w + neighbour.dim.w};
+        if (on_chip & 1) p.resource.src_data_region = neighbour;
+        if (on_chip & 2) p.resource.dst_data_region = p.resource.proc_region;
+        const kapla::CostOracle o(p);
+        const AllInDram every_top(o);
+        ASSERT_TRUE(o.bound_grows_with_fetch()) << name;
+        for (const auto& part : o.partitions()) {
+          const auto nests = o.nests(part);
+          // The partition's blockings, each with its order pairs, in the enumerator's order.
+          std::vector<std::vector<kapla::CanonicalScheme>> groups;
+          kapla::for_each_scheme(every_top, part, [&](const kapla::CanonicalScheme& s) {
+            if (groups.empty() || groups.back().front().nest_index != s.nest_index ||
+                !(groups.back().front().blocking.bl_ts == s.blocking.bl_ts))
+              groups.emplace_back();
+            groups.back().push_back(s);
+          });
+          auto pairs_of = [](const std::vector<kapla::CanonicalScheme>& group) {
+            kapla::OrderPairs out;
+            for (const auto& s : group) out.push_back(s.blocking.bl_ords);
+            return out;
+          };
+          for (const auto& group : groups) {
+            const auto& n = (*nests)[static_cast<std::size_t>(group.front().nest_index)];
+            InlineVector<cost::FetchCounts, 36> fetch;
+            for (const auto& s : group) fetch.push_back(kapla::fetch_counts_of(n, s.blocking));
+            ++blockings;
+            bool any_valid = false;
+            for (const bool placed_free : {true, false}) {
+              const auto floor = kapla::blocking_floor(o, group.front(), fetch, placed_free);
+              for (std::size_t i = 0; i < group.size(); ++i) {
+                const auto lb = o.evaluate_bound(group[i], placed_free);
+                const auto at = o.evaluate_bound_at_fetch(group.front(), fetch[i], placed_free);
+                ASSERT_EQ(lb.has_value(), at.has_value()) << name;
+                ++pairs;
+                if (!lb) continue;
+                any_valid = true;
+                EXPECT_EQ(lb->energy, at->energy) << name;
+                EXPECT_EQ(lb->time, at->time) << name;
+                ASSERT_TRUE(floor.has_value()) << name << " on chip " << on_chip;
+                EXPECT_LE(floor->energy, lb->energy) << name;
+                EXPECT_LE(floor->time, lb->time) << name;
+                if (floor->energy < lb->energy) ++below;
+              }
+            }
+            if (!any_valid) ++all_invalid;
+          }
+          // The blockings by nest and top-level factors, each with its first one's floor.
+          std::set<std::size_t> done;
+          for (std::size_t g = 0; g < groups.size(); ++g) {
+            if (done.count(g) > 0) continue;
+            const auto& rep = groups[g].front();
+            const auto& n = (*nests)[static_cast<std::size_t>(rep.nest_index)];
+            const auto floor = kapla::top_level_floor(o, n, rep, pairs_of(groups[g]));
+            ++tops;
+            for (std::size_t h = g; h < groups.size(); ++h) {
+              const auto& other = groups[h].front();
+              if (other.nest_index != rep.nest_index ||
+                  !(other.blocking.bl_ts[0] == rep.blocking.bl_ts[0]))
+                continue;
+              done.insert(h);
+              std::set<std::array<int, 3>> tops_g, tops_h;
+              for (const auto& s : groups[g]) tops_g.insert(s.blocking.bl_ords[0].values);
+              for (const auto& s : groups[h]) tops_h.insert(s.blocking.bl_ords[0].values);
+              EXPECT_EQ(tops_g, tops_h) << name;
+              if (!floor) continue;
+              for (const auto& s : groups[h]) {
+                const auto lb = o.evaluate_bound(s, true);
+                if (!lb) continue;
+                EXPECT_LE(floor->energy, lb->energy) << name;
+                EXPECT_LE(floor->time, lb->time) << name;
+                if (floor->energy < lb->energy) ++top_below;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  auto bypass = training_options();
+  bypass.sw_gbuf_bypass = {{true, false, false}};
+  EXPECT_FALSE(kapla::CostOracle(problem(small_layers().front().second, 4, hw, bypass))
+                   .bound_grows_with_fetch());
+  EXPECT_GT(blockings, 1000);
+  EXPECT_GT(below, 1000);       // pairs above the floor: it is a floor, not a pair's bound
+  EXPECT_GT(all_invalid, 100);  // blockings whose every pair the model rejects
+  EXPECT_GT(tops, 1000);
+  EXPECT_GT(top_below, 10000);
+  std::cout << "[blocking floors] " << blockings << " blockings, " << pairs << " pair bounds, "
+            << below << " above the blocking's floor, " << all_invalid << " with no valid pair; "
+            << tops << " top-level factors, " << top_below << " pairs above their floor\n";
 }
 
 // K's steps price a candidate only when its bound may beat the step's pick
@@ -574,10 +736,7 @@ TEST(KaplaStrategies, BoundedPicksChangeNoAnswer) {
       for (const auto& [name, layer] : small_layers())
         for (const auto goal : {model::Goal::Energy, model::Goal::Delay, model::Goal::EnergyDelay})
           for (const std::int64_t topbat : {0, 2}) {
-            auto opts = base;
-            opts.opt_goal = goal;
-            auto p = problem(layer, 4, hw, opts);
-            p.constraint.topbat = topbat;
+            const auto p = goal_problem(layer, 4, hw, base, goal, topbat);
             const kapla::CostOracle o(p);
             kapla::SolverOptions all;
             all.goal = goal;

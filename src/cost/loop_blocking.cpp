@@ -96,6 +96,29 @@ std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
   return fetch_counts(data_loops, regf_reusable, rw_data, b, loopcnt);
 }
 
+PerDataCategory<std::int64_t> least_gbuf_fetch(const PerDataCategory<mapping::LoopSet>& data_loops,
+                                               const PerDataCategory<bool>& regf_reusable,
+                                               DataCategory rw_data, const LoopBlocking& b,
+                                               const PerDataCategory<std::int64_t>& top) {
+  const auto& t0 = b.bl_ts[0];
+  const auto& t1 = b.bl_ts[1];
+  PerDataCategory<std::int64_t> out{};
+  for (auto d : all_values<DataCategory>()) {
+    bool own = false;  // fetch_counts' innermost loop at the GBUF level exists
+    for (auto l : all_values<LoopDim>()) own = own || (data_loops[d].contains(l) && t1[l] > 1);
+    if (!own && regf_reusable[d]) {
+      out[d] = top[d];
+      continue;
+    }
+    // Each factor of fetch_counts' product is trips_above at level 1 or 2: at least t0.
+    std::int64_t f = 1;
+    for (auto l : all_values<LoopDim>())
+      if (!data_loops[d].contains(l)) f *= t0[l];
+    out[d] = d == rw_data ? 2 * f - 1 : f;
+  }
+  return out;
+}
+
 InvalidReason on_chip_refetch(const PerDataCategory<std::int64_t>& fetch0, DataCategory rw_data,
                               bool src_is_dram, bool dst_is_dram) {
   if (!src_is_dram && fetch0[DataCategory::Ifm] > 1) return InvalidReason::SrcNotDramRefetch;

@@ -132,6 +132,18 @@ std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
     const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
     DataCategory rw_data, const LoopBlocking& b);
 
+/// A lower bound of fetch_counts(...)[1] over every blocking with `b`'s top-level factors and
+/// the same non-trivial loops (factor > 1) at the GBUF level, whatever their factors there and
+/// at REGF and whatever the orders, given `top`, a lower bound of their fetch_counts(...)[0]:
+/// a category without a non-trivial loop of its own at the GBUF level whose REGF copy is
+/// reusable crosses into REGF as often as into GBUF (at least `top`); any other at least once
+/// per top-level trip of the loops it does not depend on (the trips above the GBUF level and
+/// above REGF include the top level's, whatever the order), twice less once if read and written.
+PerDataCategory<std::int64_t> least_gbuf_fetch(const PerDataCategory<mapping::LoopSet>& data_loops,
+                                               const PerDataCategory<bool>& regf_reusable,
+                                               DataCategory rw_data, const LoopBlocking& b,
+                                               const PerDataCategory<std::int64_t>& top);
+
 /// §7.4 step 5: data on chip (ifmaps read from, ofmaps written to, a processing region rather
 /// than DRAM) cross the top level once only, as nothing spills them: the reason top-level
 /// fetch counts `fetch0` (fetch_counts()[0]) break that, or None. The loop-blocking evaluation

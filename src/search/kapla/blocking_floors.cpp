@@ -23,18 +23,34 @@ std::optional<Score> blocking_floor(const BoundPricer& bounds, const CanonicalSc
   return bounds.evaluate_bound_at_fetch(s, least_fetch(fetch), on_chip);
 }
 
-std::optional<Score> top_level_floor(const BoundPricer& bounds, const NodeNest& n,
-                                     CanonicalScheme s, const OrderPairs& pairs) {
-  std::optional<PerDataCategory<std::int64_t>> least;
+PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, CanonicalScheme s,
+                                              const OrderPairs& pairs) {
+  PerDataCategory<std::int64_t> least{};
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     if (i > 0 && pairs[i][0] == pairs[i - 1][0]) continue;  // one top order's pairs in a row
     s.blocking.bl_ords = {pairs[i][0], pairs[i][0]};        // fetch[0] reads the top order only
     const auto f0 = fetch_counts_of(n, s.blocking)[0];
-    if (!least) least = f0;
-    for (auto d : all_values<DataCategory>()) (*least)[d] = std::min((*least)[d], f0[d]);
+    for (auto d : all_values<DataCategory>()) least[d] = i == 0 ? f0[d] : std::min(least[d], f0[d]);
   }
-  if (!least) return std::nullopt;
-  return bounds.evaluate_bound_at_fetch(s, {*least, *least}, true);
+  return least;
+}
+
+std::size_t nontrivial_loops(const PerLoopDim<std::int64_t>& t) {
+  std::size_t m = 0;
+  for (auto l : all_values<LoopDim>())
+    if (t[l] > 1) m |= std::size_t{1} << static_cast<int>(l);
+  return m;
+}
+
+std::optional<Score> top_level_floor(const BoundPricer& bounds, const NodeNest& n,
+                                     const CanonicalScheme& s,
+                                     const PerDataCategory<std::int64_t>& top,
+                                     bool same_gbuf_loops) {
+  // fetch_counts_of's REGF level is at least its top level's, whatever the factors.
+  const auto gbuf = same_gbuf_loops ? cost::least_gbuf_fetch(n.data_loops, n.regf_reusable,
+                                                             n.rw_data, s.blocking, top)
+                                    : top;
+  return bounds.evaluate_bound_at_fetch(s, {top, gbuf}, true);
 }
 
 }  // namespace kapla::search::kapla

@@ -31,14 +31,24 @@ cost::FetchCounts least_fetch(const InlineVector<cost::FetchCounts, 36>& fetch);
 std::optional<Score> blocking_floor(const BoundPricer& bounds, const CanonicalScheme& s,
                                     const InlineVector<cost::FetchCounts, 36>& fetch, bool on_chip);
 
-/// A floor of the on-chip bounds of every blocking of nest `n` with `s`'s top-level factors,
-/// under order pairs whose top-level orders are those of `pairs` (the enumerator's top-level
-/// orders depend on the top-level factors only): the bound of `s` at the least top-level fetch
-/// counts over those orders, taken as the GBUF level's too. The fetch counts into GBUF depend
-/// on the top level alone, and those into REGF are at least them (the loop trips above the
-/// REGF level include the top level's). nullopt where `s` itself is rejected (its buffer
-/// occupancy may be another blocking's undoing, not its own): no floor is known then.
+/// The least top-level fetch counts of nest `n`'s blocking `s` under the top-level orders of
+/// `pairs`: those of every blocking with the same top-level factors, since the fetch counts
+/// into GBUF depend on the top level alone and so do the enumerator's top-level orders.
+PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, CanonicalScheme s,
+                                              const OrderPairs& pairs);
+
+/// Which loops of a level's factors are non-trivial (> 1), as bits by LoopDim (0-7).
+std::size_t nontrivial_loops(const PerLoopDim<std::int64_t>& t);
+
+/// A floor of the on-chip bounds of every blocking of nest `n` with `s`'s top-level factors
+/// (and, with `same_gbuf_loops`, the same nontrivial_loops at the GBUF level), whose least
+/// top-level fetch counts are `top` (least_top_fetch): the bound of `s` at them, with the GBUF
+/// level's at least them, or with `same_gbuf_loops` at cost::least_gbuf_fetch. nullopt where `s`
+/// itself is rejected (its buffer occupancy may be another blocking's undoing, not its own): no
+/// floor is known then.
 std::optional<Score> top_level_floor(const BoundPricer& bounds, const NodeNest& n,
-                                     CanonicalScheme s, const OrderPairs& pairs);
+                                     const CanonicalScheme& s,
+                                     const PerDataCategory<std::int64_t>& top,
+                                     bool same_gbuf_loops);
 
 }  // namespace kapla::search::kapla

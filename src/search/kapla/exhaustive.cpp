@@ -92,13 +92,7 @@ std::int64_t visit_blockings(
            cost::InvalidReason::None;
   };
   // Whether an order is canonical for a level depends on which of its loops are trivial
-  // only: the canonical orders per such mask, in loop_orders()' order.
-  auto mask_of = [](const PerLoopDim<std::int64_t>& t) {
-    std::size_t m = 0;
-    for (auto l : all_values<LoopDim>())
-      if (t[l] > 1) m |= std::size_t{1} << static_cast<int>(l);
-    return m;
-  };
+  // only: the canonical orders per nontrivial_loops, in loop_orders()' order.
   std::array<InlineVector<PerLoopDim<int>, 6>, 8> canonical;
   for (std::size_t m = 0; m < canonical.size(); ++m) {
     PerLoopDim<std::int64_t> t{};
@@ -126,8 +120,8 @@ std::int64_t visit_blockings(
             continue;
           }
           pairs.clear();
-          const auto& inner = canonical[mask_of(s.blocking.bl_ts[1])];
-          for (const auto& o0 : canonical[mask_of(s.blocking.bl_ts[0])]) {
+          const auto& inner = canonical[nontrivial_loops(s.blocking.bl_ts[1])];
+          for (const auto& o0 : canonical[nontrivial_loops(s.blocking.bl_ts[0])]) {
             if (!valid_top.is_valid_top_bl(s.blocking.bl_ts[0], o0)) continue;
             if (!on_chip_once(n, s.blocking, o0)) continue;
             for (const auto& o1 : inner) pairs.push_back({o0, o1});
@@ -199,8 +193,14 @@ PartResult search_partition(const LayerOracle& o, const BoundPricer* bounds,
   };
   InlineVector<cost::FetchCounts, 36> fetch;
   InlineVector<Known, 36> known;
-  // top_level_floor per nest and top-level factors (nullopt: none known).
-  std::unordered_map<std::array<std::int64_t, 4>, std::optional<Score>, WordsHash> top_floors;
+  // The floors of the blockings with the same nest and top-level factors (nullopt: none
+  // known), first of them all, then of those with the same non-trivial GBUF-level loops.
+  struct TopFloors {
+    PerDataCategory<std::int64_t> least{};  // least_top_fetch
+    std::optional<Score> all;
+    std::array<std::optional<std::optional<Score>>, 8> by_gbuf_loops;  // by nontrivial_loops
+  };
+  std::unordered_map<std::array<std::int64_t, 4>, TopFloors, WordsHash> top_floors;
   r.fit_fail = visit_blockings(o, part, lists, [&](CanonicalScheme s, const OrderPairs& pairs) {
     r.evaluated += static_cast<std::int64_t>(pairs.size());
     if (bounds == nullptr) {
@@ -208,13 +208,21 @@ PartResult search_partition(const LayerOracle& o, const BoundPricer* bounds,
       return;
     }
     const auto& n = (*nests)[static_cast<std::size_t>(s.nest_index)];
+    s.blocking.bl_ords = pairs[0];  // the floors read no orders, but take a valid scheme
     const bool bounded = r.scheme || earlier;
     if (floors && bounded) {
       const auto& t0 = s.blocking.bl_ts[0];
       auto [it, fresh] = top_floors.try_emplace(
           {s.nest_index, t0[LoopDim::Ifm], t0[LoopDim::Ofm], t0[LoopDim::Bat]});
-      if (fresh) it->second = top_level_floor(*bounds, n, s, pairs);
-      if (it->second && beaten(*it->second)) return;
+      auto& top = it->second;
+      if (fresh) {
+        top.least = least_top_fetch(n, s, pairs);
+        top.all = top_level_floor(*bounds, n, s, top.least, false);
+      }
+      if (top.all && beaten(*top.all)) return;
+      auto& same = top.by_gbuf_loops[nontrivial_loops(s.blocking.bl_ts[1])];
+      if (!same) same = top_level_floor(*bounds, n, s, top.least, true);
+      if (*same && beaten(**same)) return;
     }
     fetch.clear();
     for (const auto& pr : pairs) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 
@@ -621,7 +622,8 @@ TEST(KaplaStrategies, ExhaustiveFloorsChangeNoAnswerWithoutBypass) {
 // orders. With bypass, the storage follows the fetch counts and the floors are not offered.
 TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
   const auto hw = small_hw({4, 4}, {4, 4}, 1024, 32);
-  std::int64_t blockings = 0, pairs = 0, below = 0, all_invalid = 0, tops = 0, top_below = 0;
+  std::int64_t blockings = 0, pairs = 0, below = 0, all_invalid = 0, tops = 0, top_below = 0,
+               tighter = 0;
   for (const auto& [name, layer] : small_layers()) {
     for (const int on_chip : {0, 1, 2, 3}) {  // none, ifmaps, ofmaps, both
       if (on_chip != 0 && layer.is_back()) continue;
@@ -675,13 +677,17 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
             }
             if (!any_valid) ++all_invalid;
           }
-          // The blockings by nest and top-level factors, each with its first one's floor.
+          // The blockings by nest and top-level factors, with the first one's floors: of them
+          // all, and of those with its non-trivial GBUF-level loops (each such subgroup its
+          // own first one's).
           std::set<std::size_t> done;
           for (std::size_t g = 0; g < groups.size(); ++g) {
             if (done.count(g) > 0) continue;
             const auto& rep = groups[g].front();
             const auto& n = (*nests)[static_cast<std::size_t>(rep.nest_index)];
-            const auto floor = kapla::top_level_floor(o, n, rep, pairs_of(groups[g]));
+            const auto least = kapla::least_top_fetch(n, rep, pairs_of(groups[g]));
+            const auto all = kapla::top_level_floor(o, n, rep, least, false);
+            std::map<std::size_t, std::size_t> first_by_gbuf;  // nontrivial_loops -> group
             ++tops;
             for (std::size_t h = g; h < groups.size(); ++h) {
               const auto& other = groups[h].front();
@@ -693,13 +699,28 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
               for (const auto& s : groups[g]) tops_g.insert(s.blocking.bl_ords[0].values);
               for (const auto& s : groups[h]) tops_h.insert(s.blocking.bl_ords[0].values);
               EXPECT_EQ(tops_g, tops_h) << name;
-              if (!floor) continue;
+              const auto first =
+                  first_by_gbuf.try_emplace(kapla::nontrivial_loops(other.blocking.bl_ts[1]), h)
+                      .first->second;
+              const auto& sub = groups[first].front();
+              const auto same = kapla::top_level_floor(o, n, sub, least, true);
+              const auto gbuf = cost::least_gbuf_fetch(n.data_loops, n.regf_reusable, n.rw_data,
+                                                       sub.blocking, least);
               for (const auto& s : groups[h]) {
+                const auto f = kapla::fetch_counts_of(n, s.blocking);
+                for (auto d : all_values<DataCategory>()) {
+                  EXPECT_LE(least[d], f[0][d]) << name;
+                  EXPECT_LE(gbuf[d], f[1][d]) << name;
+                }
                 const auto lb = o.evaluate_bound(s, true);
                 if (!lb) continue;
-                EXPECT_LE(floor->energy, lb->energy) << name;
-                EXPECT_LE(floor->time, lb->time) << name;
-                if (floor->energy < lb->energy) ++top_below;
+                for (const auto& floor : {all, same}) {
+                  if (!floor) continue;
+                  EXPECT_LE(floor->energy, lb->energy) << name;
+                  EXPECT_LE(floor->time, lb->time) << name;
+                }
+                if (all && all->energy < lb->energy) ++top_below;
+                if (all && same && same->energy > all->energy) ++tighter;
               }
             }
           }
@@ -716,9 +737,11 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
   EXPECT_GT(all_invalid, 100);  // blockings whose every pair the model rejects
   EXPECT_GT(tops, 1000);
   EXPECT_GT(top_below, 10000);
+  EXPECT_GT(tighter, 10000);  // the GBUF level's least counts raise the floor
   std::cout << "[blocking floors] " << blockings << " blockings, " << pairs << " pair bounds, "
             << below << " above the blocking's floor, " << all_invalid << " with no valid pair; "
-            << tops << " top-level factors, " << top_below << " pairs above their floor\n";
+            << tops << " top-level factors, " << top_below << " pairs above their floor, "
+            << tighter << " under a higher one by their GBUF-level loops\n";
 }
 
 // K's steps price a candidate only when its bound may beat the step's pick

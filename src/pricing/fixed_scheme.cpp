@@ -266,13 +266,9 @@ std::optional<cost::CostTime> FixedSchemeEvaluator::score_bound(std::size_t part
 std::optional<cost::CostTime> FixedSchemeEvaluator::score_bound_at_fetch(
     std::size_t part_index, const FixedScheme& s, const cost::FetchCounts& fetch,
     bool on_chip) const {
-  const auto& st = setup(part_index);
-  if (!nld_in_range(st, s)) return std::nullopt;
-  const auto& nld = st.map.nlds[static_cast<std::size_t>(s.nld_index)];
-  const auto ev = cost::evaluate_loop_blocking_at_fetch(nld, s.blocking, fetch, p_->resource,
-                                                        st.bufshr, p_->options, p_->costs);
-  if (!ev.valid()) return std::nullopt;
-  return price(part_index, cost::cost_inputs(ev), on_chip);
+  const auto in = blocking_inputs(part_index, s, false, &fetch);
+  if (!in) return std::nullopt;
+  return price(part_index, *in, on_chip);
 }
 
 cost::CostTime FixedSchemeEvaluator::price(std::size_t part_index, const cost::CostInputs& in,
@@ -287,13 +283,26 @@ std::optional<cost::CostInputs> FixedSchemeEvaluator::inputs(std::size_t part_in
   if (!p_->constraint.is_valid_top_bl(s.blocking.bl_ts[0], s.blocking.bl_ords[0])) {
     return std::nullopt;
   }
+  return blocking_inputs(part_index, s, sweep, nullptr);
+}
+
+std::optional<cost::CostInputs> FixedSchemeEvaluator::blocking_inputs(
+    std::size_t part_index, const FixedScheme& s, bool sweep,
+    const cost::FetchCounts* fetch) const {
   const auto& st = setup(part_index);
   if (!nld_in_range(st, s)) return std::nullopt;
   const auto& nld = st.map.nlds[static_cast<std::size_t>(s.nld_index)];
-  const auto ev = sweep ? cost::evaluate_loop_blocking(nld, s.blocking, p_->resource, st.bufshr,
-                                                       p_->options, p_->costs)
-                        : cost::evaluate_loop_blocking_unswept(nld, s.blocking, p_->resource,
-                                                               st.bufshr, p_->options, p_->costs);
+  const auto evaluate = [&] {
+    if (fetch != nullptr)
+      return cost::evaluate_loop_blocking_at_fetch(nld, s.blocking, *fetch, p_->resource, st.bufshr,
+                                                   p_->options, p_->costs);
+    if (sweep)
+      return cost::evaluate_loop_blocking(nld, s.blocking, p_->resource, st.bufshr, p_->options,
+                                          p_->costs);
+    return cost::evaluate_loop_blocking_unswept(nld, s.blocking, p_->resource, st.bufshr,
+                                                p_->options, p_->costs);
+  };
+  const auto ev = evaluate();
   if (!ev.valid()) return std::nullopt;
   return cost::cost_inputs(ev);
 }

@@ -195,6 +195,10 @@ class FixedSchemeEvaluator {
 
  private:
   cost::CostTime price(std::size_t part_index, const cost::CostInputs& in, bool on_chip) const;
+  /// inputs() without its check of the top-level order; with `fetch`, those of the unswept
+  /// evaluation at those fetch counts (the orders are not read).
+  std::optional<cost::CostInputs> blocking_inputs(std::size_t part_index, const FixedScheme& s,
+                                                  bool sweep, const cost::FetchCounts* fetch) const;
   static SharedPlacements new_placements(const LayerProblem& problem, std::size_t num_parts);
   const LayerProblem* p_;
   SharedSetups setups_;

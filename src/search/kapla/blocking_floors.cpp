@@ -17,12 +17,6 @@ cost::FetchCounts least_fetch(const InlineVector<cost::FetchCounts, 36>& fetch) 
   return least;
 }
 
-std::optional<Score> blocking_floor(const BoundPricer& bounds, const CanonicalScheme& s,
-                                    const InlineVector<cost::FetchCounts, 36>& fetch,
-                                    bool on_chip) {
-  return bounds.evaluate_bound_at_fetch(s, least_fetch(fetch), on_chip);
-}
-
 PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, CanonicalScheme s,
                                               const OrderPairs& pairs) {
   PerDataCategory<std::int64_t> least{};

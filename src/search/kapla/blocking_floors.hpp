@@ -22,14 +22,12 @@ using OrderPairs = InlineVector<std::array<PerLoopDim<int>, 2>, 36>;
 /// The fetch counts of nest `n`'s blocking `b` (its own orders).
 cost::FetchCounts fetch_counts_of(const NodeNest& n, const Blocking& b);
 
-/// The least of `fetch`, level by level and category by category (fetch is not empty).
+/// The least of `fetch`, level by level and category by category (fetch is not empty): where
+/// `fetch` are a blocking's counts under some order pairs, the bound at them
+/// (BoundPricer::evaluate_bound_at_fetch) is a floor of those pairs' bounds. No pair's bound
+/// is better under any goal (energy and time are at most each pair's), and it is nullopt only
+/// if every pair's bound is.
 cost::FetchCounts least_fetch(const InlineVector<cost::FetchCounts, 36>& fetch);
-
-/// A floor of the bounds of blocking `s` (of nest `n`) under `pairs`, whose fetch counts are
-/// `fetch`: the bound at their least. No pair's bound is better under any goal (energy and
-/// time are at most each pair's); nullopt only if every pair's bound is.
-std::optional<Score> blocking_floor(const BoundPricer& bounds, const CanonicalScheme& s,
-                                    const InlineVector<cost::FetchCounts, 36>& fetch, bool on_chip);
 
 /// The least top-level fetch counts of nest `n`'s blocking `s` under the top-level orders of
 /// `pairs`: those of every blocking with the same top-level factors, since the fetch counts

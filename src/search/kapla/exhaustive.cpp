@@ -87,9 +87,8 @@ std::int64_t visit_blockings(
   auto on_chip_once = [&](const NodeNest& n, Blocking b, const PerLoopDim<int>& o0) {
     if (!on_chip.ifmaps && !on_chip.ofmaps) return true;
     b.bl_ords = {o0, o0};  // fetch[0] does not read the GBUF level's order
-    const auto fetch = cost::fetch_counts(n.data_loops, n.regf_reusable, n.rw_data, b, n.loopcnt);
-    return cost::on_chip_refetch(fetch[0], n.rw_data, !on_chip.ifmaps, !on_chip.ofmaps) ==
-           cost::InvalidReason::None;
+    return cost::on_chip_refetch(fetch_counts_of(n, b)[0], n.rw_data, !on_chip.ifmaps,
+                                 !on_chip.ofmaps) == cost::InvalidReason::None;
   };
   // Whether an order is canonical for a level depends on which of its loops are trivial
   // only: the canonical orders per nontrivial_loops, in loop_orders()' order.
@@ -167,9 +166,9 @@ struct PartResult {
 // order pairs (up to 36) have a few distinct ones: each is bounded once per blocking. Where
 // the bound grows with the fetch counts (no category may bypass GBUF), whole blockings are
 // bounded first (blocking_floors.hpp): every blocking with the same nest and top-level
-// factors, then the blocking, skipped where the floor does not beat the best, as no scheme's
-// bound under it would. On GPT-2's attention fallbacks the schemes' bounds had been ~80 % of
-// the instructions.
+// factors, then the blocking at its least fetch counts, skipped where the floor does not beat the
+// best, as no scheme's bound under it would. On GPT-2's attention fallbacks the schemes' bounds had
+// been ~80 % of the instructions.
 PartResult search_partition(const LayerOracle& o, const BoundPricer* bounds,
                             const mapping::PartitionScheme& part, FactorLists& lists,
                             model::Goal goal, const std::optional<Score>& earlier) {
@@ -230,9 +229,10 @@ PartResult search_partition(const LayerOracle& o, const BoundPricer* bounds,
       fetch.push_back(fetch_counts_of(n, s.blocking));
     }
     if (floors && bounded) {
-      const auto floor = blocking_floor(*bounds, s, fetch, true);
+      const auto least = least_fetch(fetch);
+      const auto floor = bounds->evaluate_bound_at_fetch(s, least, true);
       if (!floor || beaten(*floor)) return;  // invalid at the least counts: so is every pair
-      if (r.scheme && beaten(*blocking_floor(*bounds, s, fetch, false))) return;
+      if (r.scheme && beaten(*bounds->evaluate_bound_at_fetch(s, least, false))) return;
     }
     known.clear();
     for (std::size_t i = 0; i < pairs.size(); ++i) {

@@ -659,7 +659,8 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
             ++blockings;
             bool any_valid = false;
             for (const bool placed_free : {true, false}) {
-              const auto floor = kapla::blocking_floor(o, group.front(), fetch, placed_free);
+              const auto floor =
+                  o.evaluate_bound_at_fetch(group.front(), kapla::least_fetch(fetch), placed_free);
               for (std::size_t i = 0; i < group.size(); ++i) {
                 const auto lb = o.evaluate_bound(group[i], placed_free);
                 const auto at = o.evaluate_bound_at_fetch(group.front(), fetch[i], placed_free);

@@ -38,13 +38,13 @@ std::size_t nontrivial_loops(const PerLoopDim<std::int64_t>& t) {
 
 std::optional<Score> top_level_floor(const BoundPricer& bounds, const NodeNest& n,
                                      const CanonicalScheme& s,
-                                     const PerDataCategory<std::int64_t>& top,
-                                     bool same_gbuf_loops) {
+                                     const PerDataCategory<std::int64_t>& top, bool same_gbuf_loops,
+                                     bool on_chip) {
   // fetch_counts_of's REGF level is at least its top level's, whatever the factors.
   const auto gbuf = same_gbuf_loops ? cost::least_gbuf_fetch(n.data_loops, n.regf_reusable,
                                                              n.rw_data, s.blocking, top)
                                     : top;
-  return bounds.evaluate_bound_at_fetch(s, {top, gbuf}, true);
+  return bounds.evaluate_bound_at_fetch(s, {top, gbuf}, on_chip);
 }
 
 }  // namespace kapla::search::kapla

@@ -38,15 +38,15 @@ PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, CanonicalScheme
 /// Which loops of a level's factors are non-trivial (> 1), as bits by LoopDim (0-7).
 std::size_t nontrivial_loops(const PerLoopDim<std::int64_t>& t);
 
-/// A floor of the on-chip bounds of every blocking of nest `n` with `s`'s top-level factors
-/// (and, with `same_gbuf_loops`, the same nontrivial_loops at the GBUF level), whose least
-/// top-level fetch counts are `top` (least_top_fetch): the bound of `s` at them, with the GBUF
-/// level's at least them, or with `same_gbuf_loops` at cost::least_gbuf_fetch. nullopt where `s`
-/// itself is rejected (its buffer occupancy may be another blocking's undoing, not its own): no
-/// floor is known then.
+/// A floor of the bounds (on chip, or with the hops) of every blocking of nest `n` with `s`'s
+/// top-level factors (and, with `same_gbuf_loops`, the same nontrivial_loops at the GBUF level),
+/// whose least top-level fetch counts are `top` (least_top_fetch): the bound of `s` at them, with
+/// the GBUF level's at least them, or with `same_gbuf_loops` at cost::least_gbuf_fetch. nullopt
+/// where `s` itself is rejected (its buffer occupancy may be another blocking's undoing, not its
+/// own): no floor is known then.
 std::optional<Score> top_level_floor(const BoundPricer& bounds, const NodeNest& n,
                                      const CanonicalScheme& s,
-                                     const PerDataCategory<std::int64_t>& top,
-                                     bool same_gbuf_loops);
+                                     const PerDataCategory<std::int64_t>& top, bool same_gbuf_loops,
+                                     bool on_chip = true);
 
 }  // namespace kapla::search::kapla

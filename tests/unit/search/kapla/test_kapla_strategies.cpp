@@ -623,7 +623,7 @@ TEST(KaplaStrategies, ExhaustiveFloorsChangeNoAnswerWithoutBypass) {
 TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
   const auto hw = small_hw({4, 4}, {4, 4}, 1024, 32);
   std::int64_t blockings = 0, pairs = 0, below = 0, all_invalid = 0, tops = 0, top_below = 0,
-               tighter = 0;
+               tighter = 0, hops_raise = 0;
   for (const auto& [name, layer] : small_layers()) {
     for (const int on_chip : {0, 1, 2, 3}) {  // none, ifmaps, ofmaps, both
       if (on_chip != 0 && layer.is_back()) continue;
@@ -687,7 +687,9 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
             const auto& rep = groups[g].front();
             const auto& n = (*nests)[static_cast<std::size_t>(rep.nest_index)];
             const auto least = kapla::least_top_fetch(n, rep, pairs_of(groups[g]));
-            const auto all = kapla::top_level_floor(o, n, rep, least, false);
+            // [with the hops, on chip]
+            const std::array all{kapla::top_level_floor(o, n, rep, least, false, false),
+                                 kapla::top_level_floor(o, n, rep, least, false, true)};
             std::map<std::size_t, std::size_t> first_by_gbuf;  // nontrivial_loops -> group
             ++tops;
             for (std::size_t h = g; h < groups.size(); ++h) {
@@ -704,7 +706,8 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
                   first_by_gbuf.try_emplace(kapla::nontrivial_loops(other.blocking.bl_ts[1]), h)
                       .first->second;
               const auto& sub = groups[first].front();
-              const auto same = kapla::top_level_floor(o, n, sub, least, true);
+              const std::array same{kapla::top_level_floor(o, n, sub, least, true, false),
+                                    kapla::top_level_floor(o, n, sub, least, true, true)};
               const auto gbuf = cost::least_gbuf_fetch(n.data_loops, n.regf_reusable, n.rw_data,
                                                        sub.blocking, least);
               for (const auto& s : groups[h]) {
@@ -713,15 +716,18 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
                   EXPECT_LE(least[d], f[0][d]) << name;
                   EXPECT_LE(gbuf[d], f[1][d]) << name;
                 }
-                const auto lb = o.evaluate_bound(s, true);
-                if (!lb) continue;
-                for (const auto& floor : {all, same}) {
-                  if (!floor) continue;
-                  EXPECT_LE(floor->energy, lb->energy) << name;
-                  EXPECT_LE(floor->time, lb->time) << name;
+                for (const std::size_t k : {0, 1}) {
+                  const auto lb = o.evaluate_bound(s, k == 1);
+                  if (!lb) continue;
+                  for (const auto& floor : {all[k], same[k]}) {
+                    if (!floor) continue;
+                    EXPECT_LE(floor->energy, lb->energy) << name;
+                    EXPECT_LE(floor->time, lb->time) << name;
+                  }
+                  if (k == 1 && all[k] && all[k]->energy < lb->energy) ++top_below;
+                  if (k == 1 && all[k] && same[k] && same[k]->energy > all[k]->energy) ++tighter;
+                  if (k == 0 && all[0] && all[1] && all[0]->energy > all[1]->energy) ++hops_raise;
                 }
-                if (all && all->energy < lb->energy) ++top_below;
-                if (all && same && same->energy > all->energy) ++tighter;
               }
             }
           }
@@ -738,11 +744,13 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
   EXPECT_GT(all_invalid, 100);  // blockings whose every pair the model rejects
   EXPECT_GT(tops, 1000);
   EXPECT_GT(top_below, 10000);
-  EXPECT_GT(tighter, 10000);  // the GBUF level's least counts raise the floor
+  EXPECT_GT(tighter, 10000);     // the GBUF level's least counts raise the floor
+  EXPECT_GT(hops_raise, 10000);  // the placement's hops raise it
   std::cout << "[blocking floors] " << blockings << " blockings, " << pairs << " pair bounds, "
             << below << " above the blocking's floor, " << all_invalid << " with no valid pair; "
             << tops << " top-level factors, " << top_below << " pairs above their floor, "
-            << tighter << " under a higher one by their GBUF-level loops\n";
+            << tighter << " under a higher one by their GBUF-level loops, " << hops_raise
+            << " where the hops raise it\n";
 }
 
 // K's steps price a candidate only when its bound may beat the step's pick

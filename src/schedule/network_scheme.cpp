@@ -13,10 +13,10 @@ using model::LayerSource;
 NetworkScheme::NetworkScheme(const model::Network& net, mapping::DataLayout input_layout,
                              std::vector<mapping::DataLayout> ext_layouts)
     : net_(&net),
-      input_layout_(std::move(input_layout)),
-      ext_layouts_(std::move(ext_layouts)),
+      inputs_(
+          std::make_shared<const Inputs>(Inputs{std::move(input_layout), std::move(ext_layouts)})),
       by_layer_(net.size()) {
-  KAPLA_ASSERT(ext_layouts_.size() == net.externals().size(),
+  KAPLA_ASSERT(inputs_->ext_layouts.size() == net.externals().size(),
                "network scheme: one layout per external input");
 }
 
@@ -65,9 +65,9 @@ void NetworkScheme::add(std::size_t layer, std::shared_ptr<const pricing::LayerS
 const mapping::DataLayout& NetworkScheme::source_layout(const LayerSource& s) const {
   switch (s.kind) {
     case LayerSource::Kind::NetworkInput:
-      return input_layout_;
+      return inputs_->input_layout;
     case LayerSource::Kind::External:
-      return ext_layouts_[s.index];
+      return inputs_->ext_layouts[s.index];
     case LayerSource::Kind::Layer:
       break;
   }

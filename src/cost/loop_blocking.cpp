@@ -57,33 +57,48 @@ std::array<PerLoopDim<std::int64_t>, 3> trips_above(const LoopBlocking& b,
 // _set_fetch (§7.3; fork REGF rule §12.2: a non-reusable REGF copy counts every unrelated
 // factor of levels 0 and 1 and never inherits the outer fetch). The reference's T_l^{0:start}
 // is trips_above[start][l], the blocks that run (docs/imperfect.md).
+// Level 0 of _set_fetch: above the top level every loop has one trip, and below it t0's.
+PerDataCategory<std::int64_t> top_fetch_counts(const PerDataCategory<mapping::LoopSet>& data_loops,
+                                               DataCategory rw_data,
+                                               const PerLoopDim<std::int64_t>& t0,
+                                               const PerLoopDim<int>& ord0) {
+  PerDataCategory<std::int64_t> fetch{};
+  for (auto d : all_values<DataCategory>()) {
+    const int inn = innt_dim_loop(data_loops[d], t0, ord0);
+    if (inn == kNoLoop) {
+      fetch[d] = 1;
+      continue;
+    }
+    std::int64_t f = 1;
+    for (auto l : all_values<LoopDim>())
+      if (!data_loops[d].contains(l) && ord0[l] > ord0[static_cast<LoopDim>(inn)]) f *= t0[l];
+    fetch[d] = d == rw_data ? 2 * f - 1 : f;
+  }
+  return fetch;
+}
+
 std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
     const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
     DataCategory rw_data, const LoopBlocking& b, const PerLoopDim<std::int64_t>& loopcnt) {
   const auto above = trips_above(b, loopcnt);
   std::array<PerDataCategory<std::int64_t>, 2> fetch{};
-  for (int bl = 0; bl < 2; ++bl) {
-    const auto& t = b.bl_ts[static_cast<std::size_t>(bl)];
-    const auto& ord = b.bl_ords[static_cast<std::size_t>(bl)];
-    for (auto d : all_values<DataCategory>()) {
-      const int inn = innt_dim_loop(data_loops[d], t, ord);
-      const bool reusable = bl == 0 || regf_reusable[d];
-      if (inn == kNoLoop && reusable) {
-        fetch[static_cast<std::size_t>(bl)][d] = bl > 0 ? fetch[0][d] : 1;
-        continue;
-      }
-      std::int64_t f = 1;
-      for (auto l : all_values<LoopDim>()) {
-        if (data_loops[d].contains(l)) continue;
-        int start;
-        if (!reusable)
-          start = bl + 1;
-        else
-          start = bl + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0);
-        f *= above[static_cast<std::size_t>(start)][l];
-      }
-      fetch[static_cast<std::size_t>(bl)][d] = d == rw_data ? 2 * f - 1 : f;
+  fetch[0] = top_fetch_counts(data_loops, rw_data, b.bl_ts[0], b.bl_ords[0]);
+  const auto& t = b.bl_ts[1];
+  const auto& ord = b.bl_ords[1];
+  for (auto d : all_values<DataCategory>()) {
+    const int inn = innt_dim_loop(data_loops[d], t, ord);
+    const bool reusable = regf_reusable[d];
+    if (inn == kNoLoop && reusable) {
+      fetch[1][d] = fetch[0][d];
+      continue;
     }
+    std::int64_t f = 1;
+    for (auto l : all_values<LoopDim>()) {
+      if (data_loops[d].contains(l)) continue;
+      const int start = reusable ? 1 + (ord[l] > ord[static_cast<LoopDim>(inn)] ? 1 : 0) : 2;
+      f *= above[static_cast<std::size_t>(start)][l];
+    }
+    fetch[1][d] = d == rw_data ? 2 * f - 1 : f;
   }
   return fetch;
 }

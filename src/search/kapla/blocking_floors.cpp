@@ -17,13 +17,13 @@ cost::FetchCounts least_fetch(const InlineVector<cost::FetchCounts, 36>& fetch) 
   return least;
 }
 
-PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, CanonicalScheme s,
+PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, const CanonicalScheme& s,
                                               const OrderPairs& pairs) {
   PerDataCategory<std::int64_t> least{};
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     if (i > 0 && pairs[i][0] == pairs[i - 1][0]) continue;  // one top order's pairs in a row
-    s.blocking.bl_ords = {pairs[i][0], pairs[i][0]};        // fetch[0] reads the top order only
-    const auto f0 = fetch_counts_of(n, s.blocking)[0];
+    const auto f0 =
+        cost::top_fetch_counts(n.data_loops, n.rw_data, s.blocking.bl_ts[0], pairs[i][0]);
     for (auto d : all_values<DataCategory>()) least[d] = i == 0 ? f0[d] : std::min(least[d], f0[d]);
   }
   return least;

@@ -32,7 +32,7 @@ cost::FetchCounts least_fetch(const InlineVector<cost::FetchCounts, 36>& fetch);
 /// The least top-level fetch counts of nest `n`'s blocking `s` under the top-level orders of
 /// `pairs`: those of every blocking with the same top-level factors, since the fetch counts
 /// into GBUF depend on the top level alone and so do the enumerator's top-level orders.
-PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, CanonicalScheme s,
+PerDataCategory<std::int64_t> least_top_fetch(const NodeNest& n, const CanonicalScheme& s,
                                               const OrderPairs& pairs);
 
 /// Which loops of a level's factors are non-trivial (> 1), as bits by LoopDim (0-7).

@@ -32,6 +32,13 @@ namespace {
 // searches the directives' space with Ruby-T tiles; a constrained loop stays exact, as the
 // segment's blocks must be equal.
 using Triples = std::vector<std::array<std::int64_t, 3>>;
+struct FactorList {
+  Triples triples;
+  // Per triple, which of the list's distinct top factors it has (in order of first appearance):
+  // the enumerator remembers the valid top-level orders per top factors.
+  std::vector<std::uint32_t> top_index;
+  std::size_t num_tops = 0;
+};
 Triples factors(std::int64_t cnt, std::int64_t top, bool remainders) {
   if (top <= 0) return cost::loop_blockings3(cnt, remainders);
   // factorize3's triples with the first factor `top`, in its order (the second ascending),
@@ -51,10 +58,21 @@ class FactorLists {
  public:
   explicit FactorLists(const LayerOracle& o)
       : top_(o.top_constraint()), remainders_(o.remainders()) {}
-  const Triples& of(LoopDim l, std::int64_t cnt) {
+  const FactorList& of(LoopDim l, std::int64_t cnt) {
     const std::lock_guard<std::mutex> lock(mu_);
     auto& slot = lists_[{static_cast<int>(l), cnt}];
-    if (!slot) slot = std::make_unique<const Triples>(factors(cnt, top_[l], remainders_));
+    if (!slot) {
+      FactorList f;
+      f.triples = factors(cnt, top_[l], remainders_);
+      std::vector<std::int64_t> tops;
+      for (const auto& t : f.triples) {
+        auto it = std::find(tops.begin(), tops.end(), t[0]);
+        if (it == tops.end()) it = tops.insert(tops.end(), t[0]);
+        f.top_index.push_back(static_cast<std::uint32_t>(it - tops.begin()));
+      }
+      f.num_tops = tops.size();
+      slot = std::make_unique<const FactorList>(std::move(f));
+    }
     return *slot;
   }
 
@@ -62,7 +80,7 @@ class FactorLists {
   PerLoopDim<std::int64_t> top_;
   bool remainders_;
   std::mutex mu_;
-  std::map<std::pair<int, std::int64_t>, std::unique_ptr<const Triples>> lists_;
+  std::map<std::pair<int, std::int64_t>, std::unique_ptr<const FactorList>> lists_;
 };
 
 // Calls `visit(s, pairs)` on every blocking the exhaustive search prices on `part` (s holds
@@ -84,10 +102,10 @@ std::int64_t visit_blockings(
   // once, which the cost model rejects whatever the levels below (the fetch counts into GBUF
   // depend on the top level alone).
   const OnChipData on_chip = o.on_chip_data();
-  auto on_chip_once = [&](const NodeNest& n, Blocking b, const PerLoopDim<int>& o0) {
+  auto on_chip_once = [&](const NodeNest& n, const Blocking& b, const PerLoopDim<int>& o0) {
     if (!on_chip.ifmaps && !on_chip.ofmaps) return true;
-    b.bl_ords = {o0, o0};  // fetch[0] does not read the GBUF level's order
-    return cost::on_chip_refetch(fetch_counts_of(n, b)[0], n.rw_data, !on_chip.ifmaps,
+    return cost::on_chip_refetch(cost::top_fetch_counts(n.data_loops, n.rw_data, b.bl_ts[0], o0),
+                                 n.rw_data, !on_chip.ifmaps,
                                  !on_chip.ofmaps) == cost::InvalidReason::None;
   };
   // Whether an order is canonical for a level depends on which of its loops are trivial
@@ -100,33 +118,53 @@ std::int64_t visit_blockings(
       if (is_canonical_order(t, ord)) canonical[m].push_back(ord);
   }
   OrderPairs pairs;
+  CanonicalScheme s;
+  s.part = part;
+  // The valid top-level orders depend on the top-level factors alone: remembered per top
+  // factor of the batch loop while those of the other two loops stay (they change in the
+  // outer loops only), as the checks cost more than the rest of a blocking's visit.
+  struct TopOrders {
+    bool known = false;
+    InlineVector<PerLoopDim<int>, 6> orders;
+  };
+  std::vector<TopOrders> tops_by_bat;
   for (std::size_t ni = 0; ni < nests.size(); ++ni) {
     const auto& n = nests[ni];
     const auto cap = o.capacity(part, static_cast<int>(ni));
-    const auto& fi = lists.of(LoopDim::Ifm, n.loopcnt[LoopDim::Ifm]);
-    const auto& fo = lists.of(LoopDim::Ofm, n.loopcnt[LoopDim::Ofm]);
+    const auto& fi = lists.of(LoopDim::Ifm, n.loopcnt[LoopDim::Ifm]).triples;
+    const auto& fo = lists.of(LoopDim::Ofm, n.loopcnt[LoopDim::Ofm]).triples;
     const auto& fb = lists.of(LoopDim::Bat, n.loopcnt[LoopDim::Bat]);
+    s.nest_index = static_cast<int>(ni);
+    auto& t0 = s.blocking.bl_ts[0];
     for (const auto& a : fi)
-      for (const auto& b : fo)
-        for (const auto& c : fb) {
-          CanonicalScheme s;
-          s.part = part;
-          s.nest_index = static_cast<int>(ni);
-          for (std::size_t k = 0; k < 3; ++k)
-            s.blocking.bl_ts[k] = PerLoopDim<std::int64_t>{{a[k], b[k], c[k]}};
+      for (const auto& b : fo) {
+        if (tops_by_bat.empty() || a[0] != t0[LoopDim::Ifm] || b[0] != t0[LoopDim::Ofm] ||
+            tops_by_bat.size() != fb.num_tops)
+          tops_by_bat.assign(fb.num_tops, {});
+        for (std::size_t k = 0; k < fb.triples.size(); ++k) {
+          const auto& c = fb.triples[k];
+          for (std::size_t j = 0; j < 3; ++j)
+            s.blocking.bl_ts[j] = PerLoopDim<std::int64_t>{{a[j], b[j], c[j]}};
           if (!fits(n, s.blocking, cap)) {
             ++fit_fail;
             continue;
           }
+          auto& top_orders = tops_by_bat[fb.top_index[k]];
+          if (!top_orders.known) {
+            top_orders.known = true;
+            top_orders.orders.clear();
+            for (const auto& o0 : canonical[nontrivial_loops(t0)])
+              if (valid_top.is_valid_top_bl(t0, o0) && on_chip_once(n, s.blocking, o0))
+                top_orders.orders.push_back(o0);
+          }
           pairs.clear();
           const auto& inner = canonical[nontrivial_loops(s.blocking.bl_ts[1])];
-          for (const auto& o0 : canonical[nontrivial_loops(s.blocking.bl_ts[0])]) {
-            if (!valid_top.is_valid_top_bl(s.blocking.bl_ts[0], o0)) continue;
-            if (!on_chip_once(n, s.blocking, o0)) continue;
+          for (const auto& o0 : top_orders.orders)
             for (const auto& o1 : inner) pairs.push_back({o0, o1});
-          }
           if (!pairs.empty()) visit(s, pairs);
         }
+      }
+    tops_by_bat.clear();  // the next nest's lists differ
   }
   return fit_fail;
 }

@@ -463,6 +463,86 @@ class AllInDram final : public kapla::ForwardingOracle {
   kapla::OnChipData on_chip_data() const override { return {}; }
 };
 
+// The enumerator's schemes, in its order, are those of a brute force over the cost model's
+// factorizations (the constraint's top factor where it has one) and all 36 order pairs: the
+// blockings that pass the capacity check, with both levels' orders canonical, the top level
+// valid for the constraint and fetching on-chip data once. It remembers the valid top orders
+// per top-level factors; this checks that it never reuses them for other factors.
+TEST(KaplaStrategies, EnumeratorVisitsTheBruteForceSchemesInOrder) {
+  std::int64_t schemes = 0, fit_fails = 0;
+  for (const auto& hw : {small_hw({2, 2}, {4, 4}, 1024, 32), small_hw({4, 4}, {4, 4}, 1024, 32)})
+    for (const auto& [name, layer] : small_layers()) {
+      for (const int on_chip : {0, 1, 2, 3}) {  // none, ifmaps, ofmaps, both
+        if (on_chip != 0 && layer.is_back()) continue;
+        for (const std::int64_t topbat : {0, 2}) {
+          auto p = problem(layer, 4, hw);
+          p.constraint.topbat = topbat;
+          auto neighbour = p.resource.proc_region;
+          neighbour.origin = {neighbour.origin.h, neighbour.origin.w + neighbour.dim.w};
+          if (on_chip & 1) p.resource.src_data_region = neighbour;
+          if (on_chip & 2) p.resource.dst_data_region = p.resource.proc_region;
+          const kapla::CostOracle o(p);
+          const auto top = o.top_constraint();
+          const cost::TopBlockingConstraint valid_top{top[LoopDim::Bat], top[LoopDim::Ifm],
+                                                      top[LoopDim::Ofm]};
+          auto triples = [&](LoopDim l, std::int64_t cnt) {
+            std::vector<std::array<std::int64_t, 3>> out;
+            for (const auto& t : cost::loop_blockings3(cnt, o.remainders() && top[l] <= 0))
+              if (top[l] <= 0 || t[0] == top[l]) out.push_back(t);
+            return out;
+          };
+          for (const auto& part : o.partitions()) {
+            std::vector<kapla::CanonicalScheme> visited;
+            const auto fail = kapla::for_each_scheme(
+                o, part, [&](const kapla::CanonicalScheme& s) { visited.push_back(s); });
+            std::vector<kapla::CanonicalScheme> brute;
+            std::int64_t brute_fail = 0;
+            const auto nests = o.nests(part);
+            for (std::size_t ni = 0; ni < nests->size(); ++ni) {
+              const auto& n = (*nests)[ni];
+              const auto cap = o.capacity(part, static_cast<int>(ni));
+              for (const auto& a : triples(LoopDim::Ifm, n.loopcnt[LoopDim::Ifm]))
+                for (const auto& b : triples(LoopDim::Ofm, n.loopcnt[LoopDim::Ofm]))
+                  for (const auto& c : triples(LoopDim::Bat, n.loopcnt[LoopDim::Bat])) {
+                    kapla::CanonicalScheme s;
+                    s.part = part;
+                    s.nest_index = static_cast<int>(ni);
+                    for (std::size_t k = 0; k < 3; ++k)
+                      s.blocking.bl_ts[k] = PerLoopDim<std::int64_t>{{a[k], b[k], c[k]}};
+                    if (!kapla::fits(n, s.blocking, cap)) {
+                      ++brute_fail;
+                      continue;
+                    }
+                    for (const auto& o0 : kapla::loop_orders())
+                      for (const auto& o1 : kapla::loop_orders()) {
+                        s.blocking.bl_ords = {o0, o1};
+                        if (!kapla::is_canonical_order(s.blocking.bl_ts[0], o0) ||
+                            !kapla::is_canonical_order(s.blocking.bl_ts[1], o1) ||
+                            !valid_top.is_valid_top_bl(s.blocking.bl_ts[0], o0) ||
+                            cost::on_chip_refetch(kapla::fetch_counts_of(n, s.blocking)[0],
+                                                  n.rw_data, (on_chip & 1) == 0,
+                                                  (on_chip & 2) == 0) != cost::InvalidReason::None)
+                          continue;
+                        brute.push_back(s);
+                      }
+                  }
+            }
+            EXPECT_EQ(fail, brute_fail) << name;
+            ASSERT_EQ(visited.size(), brute.size()) << name << " on chip " << on_chip;
+            for (std::size_t i = 0; i < brute.size(); ++i)
+              ASSERT_TRUE(visited[i] == brute[i]) << name << " scheme " << i;
+            schemes += static_cast<std::int64_t>(brute.size());
+            fit_fails += brute_fail;
+          }
+        }
+      }
+    }
+  EXPECT_GT(schemes, 200000);
+  EXPECT_GT(fit_fails, 100000);
+  std::cout << "[enumerator] " << schemes << " schemes in the brute force's order, " << fit_fails
+            << " blockings over capacity\n";
+}
+
 // With ifmaps read from or ofmaps written to a processing region (a pipelined segment's), the
 // enumerator skips the top levels that fetch them twice: every scheme it skips is one the cost
 // model rejects, every scheme it visits is one it visited before, and S's answer is the same.

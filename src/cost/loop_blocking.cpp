@@ -54,9 +54,6 @@ std::array<PerLoopDim<std::int64_t>, 3> trips_above(const LoopBlocking& b,
   return above;
 }
 
-// _set_fetch (§7.3; fork REGF rule §12.2: a non-reusable REGF copy counts every unrelated
-// factor of levels 0 and 1 and never inherits the outer fetch). The reference's T_l^{0:start}
-// is trips_above[start][l], the blocks that run (docs/imperfect.md).
 // Level 0 of _set_fetch: above the top level every loop has one trip, and below it t0's.
 PerDataCategory<std::int64_t> top_fetch_counts(const PerDataCategory<mapping::LoopSet>& data_loops,
                                                DataCategory rw_data,
@@ -77,6 +74,9 @@ PerDataCategory<std::int64_t> top_fetch_counts(const PerDataCategory<mapping::Lo
   return fetch;
 }
 
+// _set_fetch (§7.3; fork REGF rule §12.2: a non-reusable REGF copy counts every unrelated
+// factor of levels 0 and 1 and never inherits the outer fetch). The reference's T_l^{0:start}
+// is trips_above[start][l], the blocks that run (docs/imperfect.md).
 std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
     const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
     DataCategory rw_data, const LoopBlocking& b, const PerLoopDim<std::int64_t>& loopcnt) {

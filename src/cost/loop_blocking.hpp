@@ -128,8 +128,8 @@ std::array<PerDataCategory<std::int64_t>, 2> fetch_counts(
     const PerDataCategory<mapping::LoopSet>& data_loops, const PerDataCategory<bool>& regf_reusable,
     DataCategory rw_data, const LoopBlocking& b, const PerLoopDim<std::int64_t>& loopcnt);
 /// fetch_counts(...)[0] alone, from the top level's factors `t0` and order `ord0`, which are
-/// all it reads (the directive enumerator asks for it per top level, ~1 M times per GPT-2
-/// prefill; fetch_counts takes its level 0 from here).
+/// all it reads (the directive enumerator's top-level checks need no more; fetch_counts takes
+/// its level 0 from here).
 PerDataCategory<std::int64_t> top_fetch_counts(const PerDataCategory<mapping::LoopSet>& data_loops,
                                                DataCategory rw_data,
                                                const PerLoopDim<std::int64_t>& t0,

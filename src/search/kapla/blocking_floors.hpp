@@ -47,6 +47,6 @@ std::size_t nontrivial_loops(const PerLoopDim<std::int64_t>& t);
 std::optional<Score> top_level_floor(const BoundPricer& bounds, const NodeNest& n,
                                      const CanonicalScheme& s,
                                      const PerDataCategory<std::int64_t>& top, bool same_gbuf_loops,
-                                     bool on_chip = true);
+                                     bool on_chip);
 
 }  // namespace kapla::search::kapla

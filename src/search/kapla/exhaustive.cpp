@@ -138,8 +138,7 @@ std::int64_t visit_blockings(
     auto& t0 = s.blocking.bl_ts[0];
     for (const auto& a : fi)
       for (const auto& b : fo) {
-        if (tops_by_bat.empty() || a[0] != t0[LoopDim::Ifm] || b[0] != t0[LoopDim::Ofm] ||
-            tops_by_bat.size() != fb.num_tops)
+        if (tops_by_bat.empty() || a[0] != t0[LoopDim::Ifm] || b[0] != t0[LoopDim::Ofm])
           tops_by_bat.assign(fb.num_tops, {});
         for (std::size_t k = 0; k < fb.triples.size(); ++k) {
           const auto& c = fb.triples[k];

@@ -74,6 +74,19 @@ pricing::LayerProblem problem(const model::Layer& layer, std::int64_t batch,
   return p;
 }
 
+// problem() at batch 4 with a pipeline constraint of `topbat` (0: none) and its data on chip
+// by `on_chip`: 1 ifmaps read from a neighbouring region, 2 ofmaps written to its own, 3 both.
+pricing::LayerProblem on_chip_problem(const model::Layer& layer, const model::Hardware& hw,
+                                      int on_chip, std::int64_t topbat) {
+  auto p = problem(layer, 4, hw);
+  p.constraint.topbat = topbat;
+  auto neighbour = p.resource.proc_region;
+  neighbour.origin = {neighbour.origin.h, neighbour.origin.w + neighbour.dim.w};
+  if (on_chip & 1) p.resource.src_data_region = neighbour;
+  if (on_chip & 2) p.resource.dst_data_region = p.resource.proc_region;
+  return p;
+}
+
 // problem() under `goal`, with a pipeline constraint of `topbat` (0: none).
 pricing::LayerProblem goal_problem(const model::Layer& layer, std::int64_t batch,
                                    const model::Hardware& hw, model::SearchOptions opts,
@@ -475,12 +488,7 @@ TEST(KaplaStrategies, EnumeratorVisitsTheBruteForceSchemesInOrder) {
       for (const int on_chip : {0, 1, 2, 3}) {  // none, ifmaps, ofmaps, both
         if (on_chip != 0 && layer.is_back()) continue;
         for (const std::int64_t topbat : {0, 2}) {
-          auto p = problem(layer, 4, hw);
-          p.constraint.topbat = topbat;
-          auto neighbour = p.resource.proc_region;
-          neighbour.origin = {neighbour.origin.h, neighbour.origin.w + neighbour.dim.w};
-          if (on_chip & 1) p.resource.src_data_region = neighbour;
-          if (on_chip & 2) p.resource.dst_data_region = p.resource.proc_region;
+          const auto p = on_chip_problem(layer, hw, on_chip, topbat);
           const kapla::CostOracle o(p);
           const auto top = o.top_constraint();
           const cost::TopBlockingConstraint valid_top{top[LoopDim::Bat], top[LoopDim::Ifm],
@@ -552,11 +560,7 @@ TEST(KaplaStrategies, EnumeratorSkipsOnlyTopLevelsThatRefetchOnChipData) {
   for (const auto& [name, layer] : small_layers()) {
     if (layer.is_back()) continue;         // a weight gradient writes its filters to DRAM only
     for (const int on_chip : {1, 2, 3}) {  // ifmaps, ofmaps, both
-      auto p = problem(layer, 4, hw);
-      auto neighbour = p.resource.proc_region;
-      neighbour.origin = {neighbour.origin.h, neighbour.origin.w + neighbour.dim.w};
-      if (on_chip & 1) p.resource.src_data_region = neighbour;
-      if (on_chip & 2) p.resource.dst_data_region = p.resource.proc_region;
+      const auto p = on_chip_problem(layer, hw, on_chip, 0);
       const kapla::CostOracle o(p);
       ASSERT_EQ(o.on_chip_data().ifmaps, (on_chip & 1) != 0);
       ASSERT_EQ(o.on_chip_data().ofmaps, (on_chip & 2) != 0);
@@ -708,12 +712,7 @@ TEST(KaplaStrategies, BlockingFloorsAreBelowEveryOrderPair) {
     for (const int on_chip : {0, 1, 2, 3}) {  // none, ifmaps, ofmaps, both
       if (on_chip != 0 && layer.is_back()) continue;
       for (const std::int64_t topbat : {0, 2}) {
-        auto p = problem(layer, 4, hw);
-        p.constraint.topbat = topbat;
-        auto neighbour = p.resource.proc_region;
-        neighbour.origin = {neighbour.origin.h, neighbour.origin.w + neighbour.dim.w};
-        if (on_chip & 1) p.resource.src_data_region = neighbour;
-        if (on_chip & 2) p.resource.dst_data_region = p.resource.proc_region;
+        const auto p = on_chip_problem(layer, hw, on_chip, topbat);
         const kapla::CostOracle o(p);
         const AllInDram every_top(o);
         ASSERT_TRUE(o.bound_grows_with_fetch()) << name;

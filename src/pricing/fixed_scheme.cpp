@@ -2,10 +2,9 @@
 #include "pricing/fixed_scheme.hpp"
 
 #include <array>
-#include <unordered_map>
 
 #include "core/errors.hpp"
-#include "core/words_hash.hpp"
+#include "core/flat_map.hpp"
 #include "cost/layer_cost.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/gen_partition.hpp"
@@ -161,7 +160,7 @@ struct FixedSchemeEvaluator::Setups {
   std::unique_ptr<Slot[]> slots;
   // Position of each partition by its flat key (the first of equal ones): searches ask for
   // every scheme they price, so it is hashed once here, for every evaluator sharing the setups.
-  std::unordered_map<std::array<std::int64_t, 12>, std::size_t, WordsHash> index;
+  FlatMap<std::array<std::int64_t, 12>, std::size_t> index;
 };
 
 struct FixedSchemeEvaluator::Placements {

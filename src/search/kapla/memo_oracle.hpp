@@ -7,11 +7,10 @@
 #include <array>
 #include <cstdint>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "core/words_hash.hpp"
+#include "core/flat_map.hpp"
 #include "search/kapla/bound_pricer.hpp"
 #include "search/kapla/fit_memo.hpp"
 #include "search/kapla/forwarding_oracle.hpp"
@@ -88,10 +87,10 @@ class MemoOracle final : public ForwardingOracle, public OnChipPricer, public Bo
     CanonicalScheme scheme;
     std::optional<Score> score;
   };
-  mutable std::unordered_map<Key, Priced, WordsHash> seen_;
-  mutable std::unordered_map<PartKey, bool, WordsHash> parts_;
-  mutable std::unordered_map<Key, std::optional<Score>, WordsHash> on_chip_seen_;
-  mutable std::unordered_map<PartKey, NestList, WordsHash> nests_;
+  mutable FlatMap<Key, Priced> seen_;
+  mutable FlatMap<PartKey, bool> parts_;
+  mutable FlatMap<Key, std::optional<Score>> on_chip_seen_;
+  mutable FlatMap<PartKey, NestList> nests_;
   mutable std::vector<NestList> nests_at_;  // per position in partitions(), for its elements
   FitMemo fits_;
 };

@@ -136,13 +136,13 @@ Blocking blocking_of(const NodeNest& n, const PerLoopDim<std::int64_t>& t1,
 namespace {
 
 // Steps (5)-(6) on nest `ni` of one partition: REGF tensor, GBUF tensor and top factors with
-// the cost model's capacities and the constraint, and how the fit ended.
+// the capacities `cap` and the constraint, and how the fit ended. Reads nothing of the
+// partition (FitMemo's key says what it reads).
 FitMemo::Entry fit_nest(const LayerOracle& o, const mapping::PartitionScheme& part, int ni,
-                        const NodeNest& n, const PerLoopDim<int>& ord_gbuf,
+                        const NodeNest& n, const Capacity& cap, const PerLoopDim<int>& ord_gbuf,
                         const PerLoopDim<int>& ord_regf, bool reserve_top) {
   using Outcome = FitMemo::Outcome;
   const auto top = o.top_constraint();
-  const auto cap = o.capacity(part, ni);
   PerLoopDim<std::int64_t> inner{};
   for (auto l : all_values<LoopDim>()) {
     if (top[l] > 0 && n.loopcnt[l] % top[l] != 0) return {std::nullopt, Outcome::ConstraintFail};
@@ -161,7 +161,7 @@ FitMemo::Entry fit_nest(const LayerOracle& o, const mapping::PartitionScheme& pa
   if (!t2) return {std::nullopt, Outcome::CapacityFail};
   SolveStats gbuf_stats;
   auto c = fit_gbuf(o, part, ni, n, cap, *t2, ord_gbuf, ord_regf, gbuf_stats, reserve_top);
-  if (c) return {std::move(c), Outcome::Fit};
+  if (c) return {c->blocking, Outcome::Fit};
   return {std::nullopt, gbuf_stats.capacity_fail > 0 ? Outcome::CapacityFail : Outcome::NoGbufFill};
 }
 
@@ -179,14 +179,18 @@ std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o,
   if (nests.empty() || forced_nest >= static_cast<int>(nests.size())) return std::nullopt;
   const int ni = forced_nest >= 0 ? forced_nest : pick_nest(nests, repl_ifm);
   const NodeNest& n = nests[static_cast<std::size_t>(ni)];
-  auto fit = [&] { return fit_nest(o, part, ni, n, ord_gbuf, ord_regf, reserve_top); };
+  const Capacity cap = o.capacity(part, ni);
+  auto fit = [&] { return fit_nest(o, part, ni, n, cap, ord_gbuf, ord_regf, reserve_top); };
   const FitMemo* memo = o.fit_memo();
-  const auto pi = memo != nullptr ? element_index(o.partitions(), part) : std::nullopt;
-  auto e =
-      pi ? memo->remembered(FitMemo::key(*pi, ni, ord_gbuf, ord_regf, reserve_top), fit) : fit();
+  const auto e =
+      memo != nullptr
+          ? memo->remembered(
+                FitMemo::key(n, cap, o.top_constraint(), ord_gbuf, ord_regf, reserve_top), fit)
+          : fit();
   if (e.outcome == FitMemo::Outcome::ConstraintFail) ++stats.constraint_fail;
   if (e.outcome == FitMemo::Outcome::CapacityFail) ++stats.capacity_fail;
-  return std::move(e.scheme);
+  if (!e.blocking) return std::nullopt;
+  return CanonicalScheme{part, ni, *e.blocking};
 }
 
 // Step (6) from a chosen REGF tensor: the GBUF tensor (fill_tensor with the GBUF capacity and

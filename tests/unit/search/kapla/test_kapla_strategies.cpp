@@ -249,6 +249,60 @@ TEST(KaplaStrategies, FitsWeighTheDataOneNodeHolds) {
   EXPECT_DOUBLE_EQ(k[0].cost, 0.0013923551101288473);
 }
 
+// FitMemo keys a fit on what it reads (the nest, the capacities, the top factors, the orders,
+// the reserve flag), not on the partition, so partitions with equal nests share fits: every
+// fit through the memo equals the fit made afresh (the cost oracle has no memo), with the
+// same failure counts, on every partition, nest, order pair and reserve flag, with buffer
+// sharing (capacities that differ by partition), on-chip data and pipeline constraints.
+TEST(KaplaStrategies, FitsSharedAcrossEqualNestsEqualFreshFits) {
+  std::int64_t fits = 0, shared = 0;
+  auto layers = small_layers();
+  // A fmap taller than wide under a tall filter: OFMP 2x1 and 1x2 give nodes equal loop
+  // counts but different ifmap tiles (halos).
+  layers.emplace_back("tall", model::make_conv(4, 8, {8, 2}, {3, 1}));
+  for (const auto& hw : {small_hw({2, 2}, {4, 4}, 1024, 32), small_hw({4, 4}, {4, 4}, 1024, 32)})
+    for (const auto& [name, layer] : layers) {
+      for (const int on_chip : {0, 3}) {  // none, both
+        if (on_chip != 0 && layer.is_back()) continue;
+        for (const std::int64_t topbat : {0, 2}) {
+          const auto p = on_chip_problem(layer, hw, on_chip, topbat);
+          const kapla::CostOracle fresh(p);
+          ASSERT_EQ(fresh.fit_memo(), nullptr);
+          const kapla::MemoOracle memo(fresh);
+          std::set<kapla::FitMemo::Key> keys;
+          for (const auto& part : fresh.partitions()) {
+            const auto nests = fresh.nests(part);
+            for (std::size_t ni = 0; ni < nests->size(); ++ni) {
+              const auto cap = fresh.capacity(part, static_cast<int>(ni));
+              for (const auto& og : kapla::loop_orders())
+                for (const auto& orr : kapla::loop_orders())
+                  for (const bool reserve : {false, true}) {
+                    kapla::SolveStats s_fresh, s_memo;
+                    const int nest = static_cast<int>(ni);
+                    const auto a = kapla::detail::fit_on_partition(fresh, part, 1, og, orr, s_fresh,
+                                                                   nest, reserve);
+                    const auto b = kapla::detail::fit_on_partition(memo, part, 1, og, orr, s_memo,
+                                                                   nest, reserve);
+                    ASSERT_EQ(a, b) << name << " on " << hw.nodes.h << "x" << hw.nodes.w;
+                    ASSERT_EQ(s_fresh.capacity_fail, s_memo.capacity_fail);
+                    ASSERT_EQ(s_fresh.constraint_fail, s_memo.constraint_fail);
+                    ++fits;
+                    shared +=
+                        !keys.insert(kapla::FitMemo::key((*nests)[ni], cap, fresh.top_constraint(),
+                                                         og, orr, reserve))
+                             .second;
+                  }
+            }
+          }
+        }
+      }
+    }
+  std::cout << "fits " << fits << ", of them with a nest and capacities fitted before " << shared
+            << "\n";
+  EXPECT_EQ(fits, 104688);
+  EXPECT_EQ(shared, 48672);  // answered by the memo from a fit made before
+}
+
 // The same layer as a one-layer network on the cloud preset (`kapla schedule --strategy K|S
 // --network one_ff2.json --hardware cloud --batch 1 --options inference`). The fold variants
 // lift the screens' leading group by more than variant_margin here (both screens go wide, a

@@ -360,7 +360,7 @@ std::int64_t line_distance(const std::vector<std::int64_t>& weight,
 }  // namespace
 
 void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
-                    const std::vector<PhyDim2>& dests, std::vector<std::int64_t>& per_dest,
+                    std::span<const PhyDim2> dests, std::vector<std::int64_t>& per_dest,
                     HopScratch& scratch) {
   per_dest.assign(dests.size(), 0);
   const PhyDim2 lo = layout.node_lo, span = layout.node_hi - layout.node_lo + PhyDim2{1, 1};
@@ -390,7 +390,7 @@ void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
 }
 
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
-                             const std::vector<PhyDim2>& dests,
+                             std::span<const PhyDim2> dests,
                              const std::vector<std::int64_t>& per_dest, std::int64_t tree) {
   KAPLA_ASSERT(!dests.empty(), "nhops_to: forwarding needs a destination");
   // The first fetcher: fewest hops, then the smaller coordinate.

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/phy_dim2.hpp"
@@ -87,12 +88,12 @@ struct HopScratch {
 /// Per destination, Σ overlap * distance from each stored piece (nhops_to without forwarding,
 /// destination by destination), into `per_dest`.
 void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
-                    const std::vector<PhyDim2>& dests, std::vector<std::int64_t>& per_dest,
+                    std::span<const PhyDim2> dests, std::vector<std::int64_t>& per_dest,
                     HopScratch& scratch);
 /// nhops_to with forwarding, from the per-destination hops nhops_per_dest returned and
 /// `tree` = tree_weight(dests) (callers that price one group under many layouts keep it).
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,
-                             const std::vector<PhyDim2>& dests,
+                             std::span<const PhyDim2> dests,
                              const std::vector<std::int64_t>& per_dest, std::int64_t tree);
 /// nhops_to on a flattened layout.
 std::int64_t nhops_to(const LayoutPieces& layout, const FmapRange& frng,

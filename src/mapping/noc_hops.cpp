@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -159,8 +160,11 @@ PartitionHops partition_hops(const model::Layer& layer, std::int64_t batch,
     }
   });
 
+  out.ifm_nodes.reserve(ifm_members.size());
   for_each_group(ifm_members, groups, coords, [&](const FmapRange& frng) {
-    out.ifm_groups.push_back({frng, coords, fwd ? tree_weight(coords, scratch) : 0});
+    out.ifm_groups.push_back(
+        {frng, out.ifm_nodes.size(), coords.size(), fwd ? tree_weight(coords, scratch) : 0});
+    out.ifm_nodes.insert(out.ifm_nodes.end(), coords.begin(), coords.end());
   });
 
   // Stored locally exactly as produced: no transfer (§11.22).
@@ -201,9 +205,10 @@ std::int64_t ifmap_nhops(const PartitionHops& hops, const LayoutPieces& ifmap_pi
   std::int64_t nh = 0;
   std::vector<std::int64_t>& per_dest = scratch.per_dest;
   for (const auto& g : hops.ifm_groups) {
-    nhops_per_dest(ifmap_pieces, g.range, g.nodes, per_dest, scratch);
+    const auto nodes = std::span<const PhyDim2>(hops.ifm_nodes).subspan(g.first, g.count);
+    nhops_per_dest(ifmap_pieces, g.range, nodes, per_dest, scratch);
     if (hops.forwarding) {
-      nh += nhops_forwarded(ifmap_pieces, g.range, g.nodes, per_dest, g.tree);
+      nh += nhops_forwarded(ifmap_pieces, g.range, nodes, per_dest, g.tree);
     } else {
       for (auto v : per_dest) nh += v;
     }

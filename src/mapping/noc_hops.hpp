@@ -36,15 +36,19 @@ PlacementSources placement_sources(const NodeRegion& dram_region, const DataLayo
 /// partition under many ifmap layouts (one per producer partition of the segments ending at
 /// the layer): these are found once for all of them.
 struct PartitionHops {
+  /// One ifmap group: its nodes are ifm_nodes[first, first + count), in gen_pidx order (one
+  /// vector for all groups: a 256-node partition has up to 256 groups).
   struct IfmGroup {
     FmapRange range;
-    std::vector<PhyDim2> nodes;
+    std::size_t first = 0;
+    std::size_t count = 0;
     std::int64_t tree = 0;  // tree_weight(nodes) with forwarding, else 0
   };
   std::int64_t fil = 0;
   std::int64_t ofm = 0;
   bool forwarding = false;
   std::vector<IfmGroup> ifm_groups;
+  std::vector<PhyDim2> ifm_nodes;
 };
 PartitionHops partition_hops(const model::Layer& layer, std::int64_t batch,
                              const NodeRegion& proc_region, const PartitionScheme& part,

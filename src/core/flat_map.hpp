@@ -1,7 +1,7 @@
 // An insert-only hash map for K's memos: fixed-size integer-word keys, looked up millions of
 // times per network. std::unordered_map spends those lookups on cache misses (a bucket array,
 // then a heap node per entry) and on an integer division per bucket visited (its prime bucket
-// counts): 10-17 % of K's cycles on the inference networks (perf, 2026-11-30). Here the
+// counts): 6-19 % of K's CPU samples on the inference networks (perf, 2026-11-30). Here the
 // entries live in one vector in insertion order, and a power-of-two table of 8-byte slots
 // (a hash tag and the entry's position) finds them by linear probing: one slot read and one
 // key comparison per hit, no division, no node allocation.

@@ -43,6 +43,11 @@ class FitMemo {
   static Key key(const NodeNest& n, const Capacity& cap, const PerLoopDim<std::int64_t>& top,
                  const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf,
                  bool reserve_top) {
+    // A guard, not a proof (a bool may fit in padding): most fields added to either struct
+    // change its size (LP64), and a new field must join the key, or fits that differ in it
+    // would share an entry.
+    static_assert(sizeof(NodeNest) == 104 && sizeof(Capacity) == 48,
+                  "FitMemo::key: put the new NodeNest or Capacity field in the key");
     Key k{};
     std::size_t i = 0;
     std::int64_t flags = n.fold_variant ? 1 : 0;

@@ -284,11 +284,23 @@ namespace {
 // overlap is the product of its per-dimension overlaps.
 template <class Visit>
 void for_each_overlapping(const LayoutPieces& layout, const FmapRange& frng, HopScratch& scratch,
-                          Visit visit) {
-  for (const LayoutPieces::Block& b : layout.blocks) {
+                          OverlapMemo* memo, Visit visit) {
+  if (memo != nullptr && memo->last.size() != layout.blocks.size())
+    memo->last.assign(layout.blocks.size(), {});
+  for (std::size_t bi = 0; bi < layout.blocks.size(); ++bi) {
+    const LayoutPieces::Block& b = layout.blocks[bi];
     std::array<std::size_t, 4> lo{}, num{};
+    std::array<const std::vector<std::int64_t>*, 4> ovs{};
     bool met = true;
     for (std::size_t d = 0; d < 4 && met; ++d) {
+      OverlapMemo::Interval* last = memo != nullptr ? &memo->last[bi][d] : nullptr;
+      if (last != nullptr && last->known && last->beg == frng.beg[d] && last->end == frng.end[d]) {
+        lo[d] = last->lo;
+        num[d] = last->num;
+        ovs[d] = &last->overlaps;
+        met = num[d] > 0;
+        continue;
+      }
       const std::vector<std::int64_t>& bd = b.bounds[d];
       const std::size_t n = bd.size() - 1;
       // First piece ending after frng.beg; first starting at or after frng.end.
@@ -297,13 +309,21 @@ void for_each_overlapping(const LayoutPieces& layout, const FmapRange& frng, Hop
       const auto h = static_cast<std::size_t>(
           std::lower_bound(bd.begin(), bd.begin() + static_cast<std::ptrdiff_t>(n), frng.end[d]) -
           bd.begin());
-      std::vector<std::int64_t>& ov = scratch.overlaps[d];
+      std::vector<std::int64_t>& ov = last != nullptr ? last->overlaps : scratch.overlaps[d];
       ov.clear();
       for (std::size_t i = l; i < h; ++i)
         ov.push_back(std::max<std::int64_t>(
             0, std::min(bd[i + 1], frng.end[d]) - std::max(bd[i], frng.beg[d])));
       lo[d] = l;
       num[d] = h > l ? h - l : 0;
+      ovs[d] = &ov;
+      if (last != nullptr) {
+        last->known = true;
+        last->beg = frng.beg[d];
+        last->end = frng.end[d];
+        last->lo = lo[d];
+        last->num = num[d];
+      }
       met = num[d] > 0;
     }
     if (!met) continue;
@@ -311,7 +331,8 @@ void for_each_overlapping(const LayoutPieces& layout, const FmapRange& frng, Hop
     const std::size_t nfh = b.bounds[2].size() - 1, nfw = b.bounds[3].size() - 1;
     const std::size_t nb = b.bounds[0].size() - 1;
     const auto ni = static_cast<std::size_t>(b.replicas);
-    const auto& ov = scratch.overlaps;
+    const std::array<const std::int64_t*, 4> ov{ovs[0]->data(), ovs[1]->data(), ovs[2]->data(),
+                                                ovs[3]->data()};
     for (std::size_t o = 0; o < num[1]; ++o)
       for (std::size_t fh = 0; fh < num[2]; ++fh)
         for (std::size_t fw = 0; fw < num[3]; ++fw)
@@ -361,12 +382,12 @@ std::int64_t line_distance(const std::vector<std::int64_t>& weight,
 
 void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
                     std::span<const PhyDim2> dests, std::vector<std::int64_t>& per_dest,
-                    HopScratch& scratch) {
+                    HopScratch& scratch, OverlapMemo* memo) {
   per_dest.assign(dests.size(), 0);
   const PhyDim2 lo = layout.node_lo, span = layout.node_hi - layout.node_lo + PhyDim2{1, 1};
   if (dests.size() < kByLinesMin || span.h <= 0 || span.w <= 0 || span.h > kMaxLines ||
       span.w > kMaxLines) {
-    for_each_overlapping(layout, frng, scratch, [&](std::int64_t size, const PhyDim2& node) {
+    for_each_overlapping(layout, frng, scratch, memo, [&](std::int64_t size, const PhyDim2& node) {
       for (std::size_t i = 0; i < dests.size(); ++i) per_dest[i] += size * dests[i].hop_dist(node);
     });
     return;
@@ -378,7 +399,7 @@ void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
   auto& cols = scratch.line_weight[1];
   rows.assign(static_cast<std::size_t>(span.h), 0);
   cols.assign(static_cast<std::size_t>(span.w), 0);
-  for_each_overlapping(layout, frng, scratch, [&](std::int64_t size, const PhyDim2& node) {
+  for_each_overlapping(layout, frng, scratch, memo, [&](std::int64_t size, const PhyDim2& node) {
     rows[static_cast<std::size_t>(node.h - lo.h)] += size;
     cols[static_cast<std::size_t>(node.w - lo.w)] += size;
   });

@@ -85,11 +85,26 @@ struct HopScratch {
   std::array<std::vector<std::int64_t>, 2> line_weight, line_moment;
 };
 
+/// The last range nhops_per_dest looked up per block and dimension of ONE layout, with the
+/// pieces it met there (two binary searches and their overlaps): a partition's data groups,
+/// priced one after the other, mostly differ in one dimension (82 % of the lookups repeat the
+/// last one on GPT-2 prefill 2-D). Keep one per layout, next to it, while pricing that
+/// layout's groups; never pass it with another layout.
+struct OverlapMemo {
+  struct Interval {
+    bool known = false;
+    std::int64_t beg = 0, end = 0;  // the range along the dimension
+    std::size_t lo = 0, num = 0;    // its pieces: [lo, lo + num) of the block's splits
+    std::vector<std::int64_t> overlaps;
+  };
+  std::vector<std::array<Interval, 4>> last;  // per block of the layout
+};
+
 /// Per destination, Σ overlap * distance from each stored piece (nhops_to without forwarding,
-/// destination by destination), into `per_dest`.
+/// destination by destination), into `per_dest`. `memo`: see OverlapMemo (the same numbers).
 void nhops_per_dest(const LayoutPieces& layout, const FmapRange& frng,
                     std::span<const PhyDim2> dests, std::vector<std::int64_t>& per_dest,
-                    HopScratch& scratch);
+                    HopScratch& scratch, OverlapMemo* memo = nullptr);
 /// nhops_to with forwarding, from the per-destination hops nhops_per_dest returned and
 /// `tree` = tree_weight(dests) (callers that price one group under many layouts keep it).
 std::int64_t nhops_forwarded(const LayoutPieces& layout, const FmapRange& frng,

@@ -172,13 +172,14 @@ PartitionHops partition_hops(const model::Layer& layer, std::int64_t batch,
                      ofmap_layout.regions.size() == 1 && ofmap_layout.regions[0] == proc_region;
   if (!local) {
     const LayoutPieces ofm_pieces = layout_pieces(ofmap_layout);
+    OverlapMemo memo;  // of ofm_pieces
     std::vector<std::int64_t> per_dest;
     std::vector<PhyDim2> mid;
     for_each_group(ofm_members, groups, coords, [&](const FmapRange& frng) {
       if (fwd) {
         // Read by the closest node; accumulation follows the reversed forwarding tree; the
         // memory path is in both, and accumulation is one way.
-        nhops_per_dest(ofm_pieces, frng, coords, per_dest, scratch);
+        nhops_per_dest(ofm_pieces, frng, coords, per_dest, scratch, &memo);
         const std::int64_t read = *std::min_element(per_dest.begin(), per_dest.end());
         const std::int64_t accum =
             nhops_forwarded(ofm_pieces, frng, coords, per_dest, tree_weight(coords, scratch));
@@ -204,9 +205,10 @@ std::int64_t ifmap_nhops(const PartitionHops& hops, const LayoutPieces& ifmap_pi
                          HopScratch& scratch) {
   std::int64_t nh = 0;
   std::vector<std::int64_t>& per_dest = scratch.per_dest;
+  OverlapMemo memo;  // of ifmap_pieces
   for (const auto& g : hops.ifm_groups) {
     const auto nodes = std::span<const PhyDim2>(hops.ifm_nodes).subspan(g.first, g.count);
-    nhops_per_dest(ifmap_pieces, g.range, nodes, per_dest, scratch);
+    nhops_per_dest(ifmap_pieces, g.range, nodes, per_dest, scratch, &memo);
     if (hops.forwarding) {
       nh += nhops_forwarded(ifmap_pieces, g.range, nodes, per_dest, g.tree);
     } else {

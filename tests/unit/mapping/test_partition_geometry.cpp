@@ -298,7 +298,9 @@ TEST(DataLayout, GridSpanningTreesMatchKruskal) {
 // nhops_per_dest (only the pieces met, found per dimension; from 8 destinations on, by rows
 // and columns of nodes) against the sum over every piece of the layout, on layouts of one or
 // two entries split by random partitions (INPP replicas included), ranges inside, across and
-// outside them, destinations anywhere (inside, around and beyond the layout's nodes).
+// outside them, destinations anywhere (inside, around and beyond the layout's nodes). With an
+// OverlapMemo per layout too, on queries that keep most dimensions of the one before (as a
+// partition's data groups do).
 TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
   std::uint64_t state = 4242;
   auto next = [&](std::int64_t n) {
@@ -307,7 +309,7 @@ TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
   };
   auto dim = [&] { return PhyDim2{1 + next(3), 1 + next(3)}; };
   HopScratch scratch;
-  std::int64_t met = 0, many = 0;
+  std::int64_t met = 0, many = 0, kept = 0;
   for (int trial = 0; trial < 300; ++trial) {
     DataLayout dl;
     std::int64_t ch = 0;
@@ -321,9 +323,14 @@ TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
       dl.parts.push_back(part);
     }
     const LayoutPieces pieces = layout_pieces(dl);
+    OverlapMemo memo;
+    FmapRange fr;
     for (int q = 0; q < 20; ++q) {
-      FmapRange fr;
       for (int d = 0; d < 4; ++d) {
+        if (q > 0 && next(3) != 0) {
+          ++kept;
+          continue;
+        }
         fr.beg[d] = next(12) - 2;
         fr.end[d] = fr.beg[d] + next(8);
       }
@@ -340,10 +347,13 @@ TEST(DataLayout, NhopsPerDestMatchesSumOverEveryPiece) {
       std::vector<std::int64_t> got;
       nhops_per_dest(pieces, fr, dests, got, scratch);
       EXPECT_EQ(got, want) << "trial " << trial << " query " << q;
+      nhops_per_dest(pieces, fr, dests, got, scratch, &memo);
+      EXPECT_EQ(got, want) << "trial " << trial << " query " << q << " with the memo";
     }
   }
   EXPECT_GT(met, 1000);
-  EXPECT_EQ(many, 3000);  // half the queries take the rows-and-columns path
+  EXPECT_EQ(kept, 15193);  // query dimensions kept from the query before
+  EXPECT_EQ(many, 3000);   // half the queries take the rows-and-columns path
 }
 
 TEST(PartLayer, CeilSplitsAndOccupancy) {

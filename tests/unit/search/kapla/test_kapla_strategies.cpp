@@ -257,8 +257,9 @@ TEST(KaplaStrategies, FitsWeighTheDataOneNodeHolds) {
 TEST(KaplaStrategies, FitsSharedAcrossEqualNestsEqualFreshFits) {
   std::int64_t fits = 0, shared = 0;
   auto layers = small_layers();
-  // A fmap taller than wide under a tall filter: OFMP 2x1 and 1x2 give nodes equal loop
-  // counts but different ifmap tiles (halos).
+  // A fmap taller than wide under a tall filter: its OFMP 2x1 and 1x2 partitions give nodes
+  // different ifmap tiles (halos). (Dropping usize_gbuf from the key still passes: no two
+  // nests here differ in it alone.)
   layers.emplace_back("tall", model::make_conv(4, 8, {8, 2}, {3, 1}));
   for (const auto& hw : {small_hw({2, 2}, {4, 4}, 1024, 32), small_hw({4, 4}, {4, 4}, 1024, 32)})
     for (const auto& [name, layer] : layers) {

@@ -1,12 +1,12 @@
 // K's fits (detail::fit_on_partition) remembered for the length of one layer search. A fit
 // reads only the node's nest, the capacities, the constraint's top factors, the two loop
 // orders and whether the top factors are reserved, never the partition itself: it is keyed on
-// those, so partitions with equal nests (the same per-node work: most partitions of a size
-// group, which differ only in where the nodes sit) share their fits. The partition descents
-// and the nest-and-order sweep ask again for about a quarter of the fits the steps before them
-// made (GoogLeNet inference on cloud: 0.98 M of 4.0 M), and equal nests on other partitions
-// repeat 30-42 % of the rest (ResNet-50, BERT-base and GPT-2 inference at cloud: 4.64 M fits,
-// 3.21 M distinct). Thread-safe.
+// those, so partitions with equal nests (the same per-node work) share their fits. The
+// partition descents and the nest-and-order sweep ask again for about a quarter of the fits
+// the steps before them made (GoogLeNet inference on cloud: 0.98 M of 4.0 M); of the rest,
+// 30-42 % repeat a key fitted before in this search or another of the layer (ResNet-50,
+// BERT-base and GPT-2 inference at cloud; ResNet-50: 4.64 M fits, 3.21 M distinct), and this
+// per-search memo catches part of that. Thread-safe.
 #pragma once
 
 #include <array>

@@ -37,8 +37,22 @@ class FitMemo {
     for (auto l : all_values<LoopDim>()) orders = orders * 16 + ord_gbuf[l] * 4 + ord_regf[l];
     return orders;
   }
+  /// The two orders' innermost loops in one word, below 0 (packed_orders never is).
+  static std::int64_t packed_innermost(const PerLoopDim<int>& ord_gbuf,
+                                       const PerLoopDim<int>& ord_regf) {
+    std::int64_t code = 0;
+    for (auto l : all_values<LoopDim>()) {
+      if (ord_gbuf[l] == 0) code += 4 * static_cast<std::int64_t>(index_of(l));
+      if (ord_regf[l] == 0) code += static_cast<std::int64_t>(index_of(l));
+    }
+    return -1 - code;
+  }
   /// Everything a fit reads: the nest (every field), the capacity, the top factors, the two
-  /// orders packed, the reserve flag.
+  /// orders packed, the reserve flag. Where every category stays in GBUF (cap.all_in_gbuf(),
+  /// no bypass: the inference and training presets), a fit reads of each order only its
+  /// innermost loop (fill_tensor's knobs; the capacity check then never builds the blocking,
+  /// fits_tiles), so the 36 order pairs make 9 fits: the key holds the innermost loops, and
+  /// the caller puts its own orders in the blocking.
   using Key = std::array<std::int64_t, 22>;
   static Key key(const NodeNest& n, const Capacity& cap, const PerLoopDim<std::int64_t>& top,
                  const PerLoopDim<int>& ord_gbuf, const PerLoopDim<int>& ord_regf,
@@ -70,7 +84,8 @@ class FitMemo {
     k[i++] = cap.regf_words;
     k[i++] = cap.gbuf_words;
     k[i++] = flags;
-    k[i++] = packed_orders(ord_gbuf, ord_regf);
+    k[i++] = cap.all_in_gbuf() ? packed_innermost(ord_gbuf, ord_regf)
+                               : packed_orders(ord_gbuf, ord_regf);
     k[i++] = reserve_top ? 1 : 0;
     return k;
   }

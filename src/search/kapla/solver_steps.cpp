@@ -190,7 +190,9 @@ std::optional<CanonicalScheme> fit_on_partition(const LayerOracle& o,
   if (e.outcome == FitMemo::Outcome::ConstraintFail) ++stats.constraint_fail;
   if (e.outcome == FitMemo::Outcome::CapacityFail) ++stats.capacity_fail;
   if (!e.blocking) return std::nullopt;
-  return CanonicalScheme{part, ni, *e.blocking};
+  CanonicalScheme s{part, ni, *e.blocking};
+  s.blocking.bl_ords = {ord_gbuf, ord_regf};  // the memo's entry may come from other orders
+  return s;
 }
 
 // Step (6) from a chosen REGF tensor: the GBUF tensor (fill_tensor with the GBUF capacity and

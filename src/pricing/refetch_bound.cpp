@@ -133,26 +133,40 @@ double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double
     const auto& fi = matters[LoopDim::Ifm] ? fits[index_of(LoopDim::Ifm)] : one;
     const auto& fo = matters[LoopDim::Ofm] ? fits[index_of(LoopDim::Ofm)] : one;
     const auto& fb = matters[LoopDim::Bat] ? fits[index_of(LoopDim::Bat)] : one;
-    // The energy does not grow with a factor and the words do not shrink: per (IFM, OFM)
-    // factors, the largest BAT factor that fits.
-    for (auto ti : fi)
+    // The energy does not grow with a factor (products of exact integer quotients, then
+    // correctly rounded sums of non-negative terms) and the words do not shrink: per (IFM,
+    // OFM) factors, the largest BAT factor that fits, which does not grow with the OFM
+    // factor; and of two tiles that differ in the OFM factor alone, the larger is no worse,
+    // so only the last OFM factor before each drop of the BAT factor (and the last that fits)
+    // is priced: the minimum is the one over every tile.
+    auto price = [&](const PerLoopDim<std::int64_t>& t2) {
+      PerDataCategory<double> fetch{};
+      for (auto d : all_values<DataCategory>()) {
+        double f = 1;
+        if (counts[d])
+          for (auto u : all_values<LoopDim>())
+            if (!n.data_loops[d].contains(u)) f *= static_cast<double>(n.loopcnt[u] / t2[u]);
+        fetch[d] = std::max(f, forced[d]);
+      }
+      best = std::min(best, nest_energy_at(n, fetch, nodes, c, stored));
+    };
+    for (auto ti : fi) {
+      std::size_t nb = fb.size();       // the BAT factors that fit are fb[0, nb)
+      PerLoopDim<std::int64_t> last{};  // the tile with the previous OFM factor (none: 0)
       for (auto to : fo) {
         PerLoopDim<std::int64_t> t2{{ti, to, 1}};
         if (!may_fit_regf(n, t2, size_regf)) break;
-        for (auto it = fb.end(); it != fb.begin();) {
-          t2[LoopDim::Bat] = *--it;
+        while (nb > 1) {
+          t2[LoopDim::Bat] = fb[nb - 1];
           if (may_fit_regf(n, t2, size_regf)) break;
+          --nb;
         }
-        PerDataCategory<double> fetch{};
-        for (auto d : all_values<DataCategory>()) {
-          double f = 1;
-          if (counts[d])
-            for (auto u : all_values<LoopDim>())
-              if (!n.data_loops[d].contains(u)) f *= static_cast<double>(n.loopcnt[u] / t2[u]);
-          fetch[d] = std::max(f, forced[d]);
-        }
-        best = std::min(best, nest_energy_at(n, fetch, nodes, c, stored));
+        t2[LoopDim::Bat] = fb[nb - 1];
+        if (last[LoopDim::Ifm] != 0 && last[LoopDim::Bat] != t2[LoopDim::Bat]) price(last);
+        last = t2;
       }
+      if (last[LoopDim::Ifm] != 0) price(last);
+    }
   }
   return best;
 }

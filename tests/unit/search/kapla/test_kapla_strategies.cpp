@@ -254,7 +254,8 @@ TEST(KaplaStrategies, FitsWeighTheDataOneNodeHolds) {
 // the reserve flag), not on the partition, so partitions with equal nests share fits: every
 // fit through the memo equals the fit made afresh (the cost oracle has no memo), with the
 // same failure counts, on every partition, nest, order pair and reserve flag, with buffer
-// sharing (capacities that differ by partition), on-chip data and pipeline constraints.
+// sharing (capacities that differ by partition), on-chip data and pipeline constraints, with
+// and without GBUF bypass.
 TEST(KaplaStrategies, FitsSharedAcrossEqualNestsEqualFreshFits) {
   std::int64_t fits = 0, shared = 0;
   auto layers = small_layers();

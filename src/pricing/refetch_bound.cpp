@@ -88,6 +88,10 @@ double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<doubl
 // on the heap beyond (least_nest_energy runs ~10^6 times per network search).
 using TileFactors = InlineVector<std::int64_t, 64>;
 
+}  // namespace
+
+namespace detail {
+
 // The least ITCN + stored-GBUF energy of one nest on `nodes` nodes. access[ITCN][d] =
 // TA(ITCN, d) x fetch[1][d] x nodes and access[GBUF][d] = TA(GBUF, d) x fetch[1][d] x stored
 // x nodes (§7.5). fetch[1] (§7.3): let X be the innermost loop with a GBUF-level factor > 1
@@ -170,6 +174,10 @@ double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double
   }
   return best;
 }
+
+}  // namespace detail
+
+namespace {
 
 // The least unit NoC hops of a partition, per category, that do not depend on the ifmap
 // layout or on where the nodes are (§8.6: the hops are unit hops x fetch[0], which
@@ -509,8 +517,8 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
     const auto& fn = f.nests[c.index];
     double& least = u.least[c.index];
     if (std::isnan(least)) {
-      least =
-          least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs, stored, top, u.forced[c.index]);
+      least = detail::least_nest_energy(fn.nld, size_regf, fn.nodes, p.costs, stored, top,
+                                        u.forced[c.index]);
       if (free) f.least_free[c.index] = least;
     }
     best = std::min(best, noc_of(fn) + least);

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cost/nested_loop_desc.hpp"
 #include "pricing/layer_problem.hpp"
 
 namespace kapla::pricing {
@@ -75,7 +76,15 @@ std::string refetch_bound_key(const LayerProblem& p);
 
 namespace detail {
 struct FloorNests;  // the partitions' nests, collected once per key
-}
+/// The least ITCN + stored-GBUF energy of nest `n` on `nodes` nodes over every REGF tile
+/// within loopcnt / `top` that fits `size_regf`, each category's fetches at least `forced`'s
+/// (refetch_bound.cpp says how the fetches follow the tile); the smallest tile must fit.
+/// Exposed for the test that checks it against every tile.
+double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double nodes,
+                         const model::UnitCosts& c, const PerDataCategory<bool>& stored,
+                         const PerLoopDim<std::int64_t>& top,
+                         const PerDataCategory<double>& forced);
+}  // namespace detail
 
 /// refetch_bound with the partitions' nests remembered by refetch_bound_key (collecting them
 /// costs the map strategy on every partition size; the network search asks for the same layer

@@ -16,9 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "core/math.hpp"
 #include "io/golden_record.hpp"
 #include "mapping/data_layout_ops.hpp"
+#include "mapping/gen_partition.hpp"
+#include "mapping/part_layer.hpp"
 #include "pricing/cost_bound.hpp"
+#include "pricing/fixed_scheme.hpp"
 #include "pricing/refetch_bound.hpp"
 #include "sampling_fixtures.hpp"
 #include "search/scheme_space.hpp"
@@ -202,6 +206,94 @@ TEST(LayerCostBound, BelowSampledSchemesAwayFromTheMemory) {
 // have equal floors (computed apart here), the
 // memo must give refetch_bound's floor under any constraint, and what the floor reads must
 // change the key.
+// The floor's least nest energy, from its definition (docs/kapla_inter_layer.md §6, the
+// refetch floor row) over every REGF tile: each X, each tile within loopcnt / top whose REGF
+// words fit, each category's fetches (the unrelated loops' trips down to the tile where it
+// counts them under X, else 1) at least the forced ones, the energy in the floor's own sum
+// order. refetch_bound.cpp walks only the staircase of those tiles.
+double least_nest_energy_by_every_tile(const cost::NestedLoopDesc& n, double size_regf,
+                                       double nodes, const model::UnitCosts& c,
+                                       const PerDataCategory<bool>& stored,
+                                       const PerLoopDim<std::int64_t>& top,
+                                       const PerDataCategory<double>& forced) {
+  std::array<std::vector<std::int64_t>, 3> divs;
+  for (auto u : all_values<LoopDim>()) divs[index_of(u)] = divisors(n.loopcnt[u] / top[u]);
+  double best = std::numeric_limits<double>::infinity();
+  for (auto x : all_values<LoopDim>())
+    for (auto ti : divs[0])
+      for (auto to : divs[1])
+        for (auto tb : divs[2]) {
+          const PerLoopDim<std::int64_t> t2{{ti, to, tb}};
+          double words = 0;
+          for (auto d : all_values<DataCategory>()) {
+            double w = n.usize_regf[d];
+            for (auto l : all_values<LoopDim>())
+              if (n.data_loops[d].contains(l)) w *= static_cast<double>(t2[l]);
+            words += w;
+          }
+          if (words > size_regf * (1 + 1e-9)) continue;
+          double e = 0;
+          for (auto d : all_values<DataCategory>()) {
+            double f = 1;
+            if (!n.regf_reusable[d] || n.data_loops[d].contains(x))
+              for (auto u : all_values<LoopDim>())
+                if (!n.data_loops[d].contains(u)) f *= static_cast<double>(n.loopcnt[u] / t2[u]);
+            f = std::max(f, forced[d]);
+            if (d == n.rw_data) f = 2 * f - 1;
+            e += c.mem_hier[MemLevel::Itcn] * n.total_access_at_of(MemLevel::Itcn, d) * f * nodes;
+            if (stored[d])
+              e += c.mem_hier[MemLevel::Gbuf] * n.total_access_at_of(MemLevel::Gbuf, d) * f * nodes;
+          }
+          best = std::min(best, e);
+        }
+  return best;
+}
+
+// The staircase walk gives the minimum over every tile, to the last bit, on the nests of every
+// partition of the golden problems (forward kinds), free and under top factors, with and
+// without forced fetches.
+TEST(RefetchBound, LeastNestEnergyIsTheMinimumOverEveryTile) {
+  std::int64_t nests = 0, differ = 0;
+  for (const auto& p : golden_problems()) {
+    if (p.layer.is_back()) continue;
+    PerDataCategory<bool> stored{};
+    for (auto d : all_values<DataCategory>()) stored[d] = !p.options.sw_gbuf_bypass[d];
+    const auto size_regf = static_cast<double>(p.resource.size_regf);
+    const auto parts =
+        mapping::gen_partition(p.layer, p.batch, p.resource.proc_region.dim, p.options, true);
+    for (std::size_t pi = 0; pi < parts.size(); ++pi) {
+      const auto& part = parts[pi];
+      const auto map =
+          pricing::map_partitioned_layer(p, mapping::part_layer(p.layer, p.batch, part));
+      const auto nodes = static_cast<double>(part.size());
+      for (const auto& n : map.nlds)
+        for (const PerLoopDim<std::int64_t> top :
+             {PerLoopDim<std::int64_t>{{1, 1, 1}}, PerLoopDim<std::int64_t>{{1, 2, 2}}}) {
+          bool divides = true;
+          for (auto l : all_values<LoopDim>()) divides = divides && n.loopcnt[l] % top[l] == 0;
+          const PerLoopDim<std::int64_t> one{{1, 1, 1}};
+          if (!divides || least_nest_energy_by_every_tile(n, size_regf, nodes, p.costs, stored, one,
+                                                          {{1, 1, 1}}) ==
+                              std::numeric_limits<double>::infinity())
+            continue;  // the smallest tile must fit
+          for (const PerDataCategory<double> forced :
+               {PerDataCategory<double>{{1, 1, 1}}, PerDataCategory<double>{{2, 3, 1}}}) {
+            const double walk = pricing::detail::least_nest_energy(n, size_regf, nodes, p.costs,
+                                                                   stored, top, forced);
+            const double every =
+                least_nest_energy_by_every_tile(n, size_regf, nodes, p.costs, stored, top, forced);
+            EXPECT_EQ(walk, every) << model::describe(p.layer);
+            differ += walk != every;
+            ++nests;
+          }
+        }
+    }
+  }
+  std::cout << "[least nest energy] " << nests << " nests, tops and forced fetches, " << differ
+            << " off\n";
+  EXPECT_EQ(nests, 2326);
+}
+
 TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
   const auto problems = golden_problems();
   std::size_t compared = 0, constrained = 0;

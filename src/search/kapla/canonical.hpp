@@ -74,6 +74,13 @@ enum class FitsOrder : std::uint8_t { Any, Monotone };
 /// The 36 loop-order pairs in itertools.product(permutations, permutations) order; an order
 /// gives each loop's position, 0 = innermost.
 std::array<PerLoopDim<int>, 6> loop_orders();
+/// The innermost loop of an order (position 0; IFM if none is). The loop fill_tensor grows
+/// last and takes its knobs from, so FitMemo's key reads an order through it too.
+inline LoopDim innermost(const PerLoopDim<int>& order) {
+  for (auto l : all_values<LoopDim>())
+    if (order[l] == 0) return l;
+  return LoopDim::Ifm;
+}
 
 // The occupancies and fits_tiles are inline: the greedy's fills ask for ~10^8 tiles per
 // network, and a call per category costs more than the arithmetic.

@@ -37,15 +37,12 @@ class FitMemo {
     for (auto l : all_values<LoopDim>()) orders = orders * 16 + ord_gbuf[l] * 4 + ord_regf[l];
     return orders;
   }
-  /// The two orders' innermost loops in one word, below 0 (packed_orders never is).
+  /// The two orders' innermost loops (innermost(), as fill_tensor reads them) in one word,
+  /// below 0 (packed_orders never is).
   static std::int64_t packed_innermost(const PerLoopDim<int>& ord_gbuf,
                                        const PerLoopDim<int>& ord_regf) {
-    std::int64_t code = 0;
-    for (auto l : all_values<LoopDim>()) {
-      if (ord_gbuf[l] == 0) code += 4 * static_cast<std::int64_t>(index_of(l));
-      if (ord_regf[l] == 0) code += static_cast<std::int64_t>(index_of(l));
-    }
-    return -1 - code;
+    return -1 - 4 * static_cast<std::int64_t>(index_of(innermost(ord_gbuf))) -
+           static_cast<std::int64_t>(index_of(innermost(ord_regf)));
   }
   /// Everything a fit reads: the nest (every field), the capacity, the top factors, the two
   /// orders packed, the reserve flag. Where every category stays in GBUF (cap.all_in_gbuf(),

@@ -21,12 +21,6 @@ std::int64_t min_factor(std::int64_t n) {
 
 namespace {
 
-LoopDim innermost(const PerLoopDim<int>& order) {
-  for (auto l : all_values<LoopDim>())
-    if (order[l] == 0) return l;
-  return LoopDim::Ifm;
-}
-
 double rw_scale(DataCategory d, DataCategory rw) { return d == rw ? 2.0 : 1.0; }
 
 /// A prefix of a number's ascending divisors: inline for the usual loop counts (at most 128

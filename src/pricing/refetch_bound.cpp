@@ -37,12 +37,20 @@ double regf_words(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>&
   return words;
 }
 
+}  // namespace
+
+namespace detail {
+
 // Whether a tile may fit the REGF: a hair more room than the cost model's check (which sums
 // the same products in another order), so that no tile it accepts is refused here.
 bool may_fit_regf(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>& t2,
                   double size_regf) {
   return regf_words(n, t2) <= size_regf * (1 + 1e-9);
 }
+
+}  // namespace detail
+
+namespace {
 
 // With the constraint's top factors `top` (1 where free): the REGF tile divides loopcnt / top,
 // and fetch[1][d] >= Π over d's unrelated loops of their top factors (its formula counts
@@ -68,6 +76,10 @@ PerDataCategory<double> forced_fetches(const cost::NestedLoopDesc& n, double siz
   return forced;
 }
 
+}  // namespace
+
+namespace detail {
+
 // ITCN + stored-GBUF energy of one nest at the given fetch[1] counts (f: the count before the
 // read-modify-write category's 2f - 1).
 double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<double>& fetch,
@@ -82,6 +94,10 @@ double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<doubl
   }
   return e;
 }
+
+}  // namespace detail
+
+namespace {
 
 // A loop's REGF factors that fit: ascending divisors of its count, inline up to a bound that
 // no REGF of a few hundred words reaches (a factor's tile takes at least the factor's words),
@@ -484,11 +500,11 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
       // does a REGF that cannot hold the smallest tile.
       bool divides = true;
       for (auto l : all_values<LoopDim>()) divides = divides && n.loopcnt[l] % top[l] == 0;
-      if (!divides || !may_fit_regf(n, {{1, 1, 1}}, size_regf)) continue;
+      if (!divides || !detail::may_fit_regf(n, {{1, 1, 1}}, size_regf)) continue;
       u.least_time = std::min(
           u.least_time, static_cast<double>(n.unit_time) * static_cast<double>(n.total_loopcnt()));
       u.forced[i] = forced_fetches(n, size_regf, top);
-      u.at_forced[i] = nest_energy_at(n, u.forced[i], fn.nodes, p.costs, stored);
+      u.at_forced[i] = detail::nest_energy_at(n, u.forced[i], fn.nodes, p.costs, stored);
     }
   }
   // Each nest's energy is at least its NoC plus its ITCN and GBUF at the forced fetches, and

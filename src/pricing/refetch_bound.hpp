@@ -76,10 +76,18 @@ std::string refetch_bound_key(const LayerProblem& p);
 
 namespace detail {
 struct FloorNests;  // the partitions' nests, collected once per key
+/// Whether the REGF tile with REGF-level factors `t2` may fit `size_regf` words (a hair more
+/// room than the cost model's check, which sums the same products in another order).
+bool may_fit_regf(const cost::NestedLoopDesc& n, const PerLoopDim<std::int64_t>& t2,
+                  double size_regf);
+/// ITCN + stored-GBUF energy of nest `n` on `nodes` nodes at the fetch[1] counts `fetch`
+/// (before the read-modify-write category's 2f - 1).
+double nest_energy_at(const cost::NestedLoopDesc& n, const PerDataCategory<double>& fetch,
+                      double nodes, const model::UnitCosts& c, const PerDataCategory<bool>& stored);
 /// The least ITCN + stored-GBUF energy of nest `n` on `nodes` nodes over every REGF tile
 /// within loopcnt / `top` that fits `size_regf`, each category's fetches at least `forced`'s
 /// (refetch_bound.cpp says how the fetches follow the tile); the smallest tile must fit.
-/// Exposed for the test that checks it against every tile.
+/// The three are exposed for the test that checks the last against every tile.
 double least_nest_energy(const cost::NestedLoopDesc& n, double size_regf, double nodes,
                          const model::UnitCosts& c, const PerDataCategory<bool>& stored,
                          const PerLoopDim<std::int64_t>& top,

@@ -207,10 +207,10 @@ TEST(LayerCostBound, BelowSampledSchemesAwayFromTheMemory) {
 // memo must give refetch_bound's floor under any constraint, and what the floor reads must
 // change the key.
 // The floor's least nest energy, from its definition (docs/kapla_inter_layer.md §6, the
-// refetch floor row) over every REGF tile: each X, each tile within loopcnt / top whose REGF
-// words fit, each category's fetches (the unrelated loops' trips down to the tile where it
-// counts them under X, else 1) at least the forced ones, the energy in the floor's own sum
-// order. refetch_bound.cpp walks only the staircase of those tiles.
+// refetch floor row) over every REGF tile: each X, each tile within loopcnt / top that fits
+// the REGF, each category's fetches (the unrelated loops' trips down to the tile where it
+// counts them under X, else 1) at least the forced ones, priced by the floor's own fit test
+// and energy sum. refetch_bound.cpp walks only the staircase of those tiles.
 double least_nest_energy_by_every_tile(const cost::NestedLoopDesc& n, double size_regf,
                                        double nodes, const model::UnitCosts& c,
                                        const PerDataCategory<bool>& stored,
@@ -224,27 +224,16 @@ double least_nest_energy_by_every_tile(const cost::NestedLoopDesc& n, double siz
       for (auto to : divs[1])
         for (auto tb : divs[2]) {
           const PerLoopDim<std::int64_t> t2{{ti, to, tb}};
-          double words = 0;
-          for (auto d : all_values<DataCategory>()) {
-            double w = n.usize_regf[d];
-            for (auto l : all_values<LoopDim>())
-              if (n.data_loops[d].contains(l)) w *= static_cast<double>(t2[l]);
-            words += w;
-          }
-          if (words > size_regf * (1 + 1e-9)) continue;
-          double e = 0;
+          if (!pricing::detail::may_fit_regf(n, t2, size_regf)) continue;
+          PerDataCategory<double> fetch{};
           for (auto d : all_values<DataCategory>()) {
             double f = 1;
             if (!n.regf_reusable[d] || n.data_loops[d].contains(x))
               for (auto u : all_values<LoopDim>())
                 if (!n.data_loops[d].contains(u)) f *= static_cast<double>(n.loopcnt[u] / t2[u]);
-            f = std::max(f, forced[d]);
-            if (d == n.rw_data) f = 2 * f - 1;
-            e += c.mem_hier[MemLevel::Itcn] * n.total_access_at_of(MemLevel::Itcn, d) * f * nodes;
-            if (stored[d])
-              e += c.mem_hier[MemLevel::Gbuf] * n.total_access_at_of(MemLevel::Gbuf, d) * f * nodes;
+            fetch[d] = std::max(f, forced[d]);
           }
-          best = std::min(best, e);
+          best = std::min(best, pricing::detail::nest_energy_at(n, fetch, nodes, c, stored));
         }
   return best;
 }

@@ -46,11 +46,14 @@ class MemoOracle final : public ForwardingOracle, public OnChipPricer, public Bo
     return inner().bypass_blockings(part, nest_index);
   }
   std::optional<Score> evaluate(const CanonicalScheme& s) const override;
-  /// The wrapped oracle's on-chip price (remembered), or its full price when it has none.
+  /// The wrapped oracle's on-chip price (remembered by price_key_of), or its full price when it
+  /// has none.
   std::optional<Score> evaluate_on_chip(const CanonicalScheme& s) const override;
-  /// The wrapped oracle's lower bound (not remembered: it costs about a hash-map insertion);
-  /// the price itself once the scheme has been priced (its own tightest bound: on chip, the
-  /// on-chip price) or when the wrapped oracle offers none.
+  /// The wrapped oracle's lower bound, remembered by price_key_of (the steps ask again for
+  /// most of theirs: on ViT-B/16 at cloud 64, 213 k of 583 k requests reach the cost model,
+  /// 514 k when only the exact on-chip prices answered); the price itself once the scheme
+  /// has been priced (its own tightest bound: on chip, the on-chip price) or when the wrapped
+  /// oracle offers none.
   std::optional<Score> evaluate_bound(const CanonicalScheme& s, bool on_chip) const override;
   std::optional<Score> evaluate_bound_at_fetch(const CanonicalScheme& s,
                                                const cost::FetchCounts& fetch,
@@ -76,6 +79,12 @@ class MemoOracle final : public ForwardingOracle, public OnChipPricer, public Bo
   /// A scheme as a flat key: partition order and sizes, nest, factors, orders.
   using Key = std::array<std::int64_t, 28>;
   static Key key_of(const CanonicalScheme& s);
+  /// key_of with each level's order in canonical_order's form: what the prices read. The cost
+  /// model reads a level's order only through its loops of trip count > 1 (the fetch counts'
+  /// innermost non-trivial loop and the unrelated loops outside it, whose trivial factors
+  /// multiply by 1; the buffer-sharing sweep's fixed and free loops; the constraint's
+  /// is_valid_top_bl), so schemes with equal keys have equal prices and bounds.
+  static Key price_key_of(const CanonicalScheme& s);
 
  private:
   using PartKey = std::array<std::int64_t, 12>;  // mapping::PartitionScheme::flat_key
@@ -87,9 +96,14 @@ class MemoOracle final : public ForwardingOracle, public OnChipPricer, public Bo
     CanonicalScheme scheme;
     std::optional<Score> score;
   };
+  // The full prices by key_of, not price_key_of: valid_priced() (the runners-up) and priced()
+  // list every scheme priced, whatever its trivial loops' order.
   mutable FlatMap<Key, Priced> seen_;
   mutable FlatMap<PartKey, bool> parts_;
+  // By price_key_of: the on-chip prices, and the bounds on chip and in full.
   mutable FlatMap<Key, std::optional<Score>> on_chip_seen_;
+  mutable FlatMap<Key, std::optional<Score>> on_chip_bounds_;
+  mutable FlatMap<Key, std::optional<Score>> bounds_seen_;
   mutable FlatMap<PartKey, NestList> nests_;
   mutable std::vector<NestList> nests_at_;  // per position in partitions(), for its elements
   FitMemo fits_;

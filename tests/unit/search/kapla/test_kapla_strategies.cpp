@@ -1086,6 +1086,61 @@ TEST(KaplaStrategies, MemoOracleAnswersAsItsOracle) {
   EXPECT_EQ(m.evaluate_on_chip(*sol.scheme), o.evaluate_on_chip(*sol.scheme));
 }
 
+// MemoOracle remembers the on-chip prices and the bounds under price_key_of, which puts each
+// level's order in canonical_order's form, since the cost model reads an order only through
+// its loops of trip count > 1. Checked on every 31st scheme the exhaustive search prices on
+// every partition of the small layers (with and without GBUF bypass, data in DRAM and on chip,
+// with and without a pipeline constraint), each under all 36 order pairs: the full and on-chip
+// prices and both bounds equal, validity and last bit included, those of the scheme with its
+// orders in canonical form, and MemoOracle answers every pair as its oracle does.
+TEST(KaplaStrategies, PricesReadOrdersThroughTheirNonTrivialLoopsOnly) {
+  const auto hw = small_hw({4, 4}, {4, 4}, 1024, 32);
+  std::int64_t schemes = 0, moved = 0, valid = 0, invalid = 0;
+  for (const auto& opts : {training_options(), model::kapla_option_preset("inference")}) {
+    for (const auto& [name, layer] : small_layers()) {
+      for (const int on_chip : {0, 3}) {
+        for (const std::int64_t topbat : {0, 2}) {
+          const auto p = on_chip_problem(layer, hw, on_chip, topbat, opts);
+          const kapla::CostOracle o(p);
+          const kapla::MemoOracle prices(o);
+          const kapla::MemoOracle bounds(o);
+          std::int64_t seen = 0;
+          for (const auto& part : o.partitions()) {
+            kapla::for_each_scheme(o, part, [&](const kapla::CanonicalScheme& s0) {
+              if (seen++ % 31 != 0) return;
+              for (const auto& o0 : kapla::loop_orders()) {
+                for (const auto& o1 : kapla::loop_orders()) {
+                  auto s = s0;
+                  s.blocking.bl_ords = {o0, o1};
+                  ++schemes;
+                  const auto c = kapla::without_trivial_orders(s);
+                  const auto price = o.evaluate(s);
+                  (price ? valid : invalid) += 1;
+                  ASSERT_EQ(prices.evaluate_on_chip(s), o.evaluate_on_chip(s)) << name;
+                  ASSERT_EQ(prices.evaluate(s), price) << name;
+                  ASSERT_EQ(bounds.evaluate_bound(s, true), o.evaluate_bound(s, true)) << name;
+                  ASSERT_EQ(bounds.evaluate_bound(s, false), o.evaluate_bound(s, false)) << name;
+                  if (c == s) continue;
+                  ++moved;
+                  ASSERT_EQ(o.evaluate(c), price) << name;
+                  ASSERT_EQ(o.evaluate_on_chip(c), o.evaluate_on_chip(s)) << name;
+                  ASSERT_EQ(o.evaluate_bound(c, true), o.evaluate_bound(s, true)) << name;
+                  ASSERT_EQ(o.evaluate_bound(c, false), o.evaluate_bound(s, false)) << name;
+                }
+              }
+            });
+          }
+        }
+      }
+    }
+  }
+  std::cout << "[orders] " << schemes << " schemes (" << valid << " valid, " << invalid
+            << " invalid), " << moved << " with orders not in canonical form\n";
+  EXPECT_EQ(schemes, 268992);
+  EXPECT_EQ(moved, 213576);
+  EXPECT_EQ(invalid, 52404);  // the constraint's top orders and on-chip refetches among them
+}
+
 TEST(KaplaStrategies, DirectivesOfAScheduledLayerPrint) {
   const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
   const auto p = problem(model::make_conv(8, 16, {6, 6}, {3, 3}), 4, hw);

@@ -1,6 +1,7 @@
 // Blocking refinement (see blocking_descent.hpp).
 #include "search/kapla/blocking_descent.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -63,19 +64,21 @@ struct BestOf {
   bool improve(LayerSolution& sol) const { return pick.improve(sol); }
 };
 
-}  // namespace
-
-void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
-  const CanonicalScheme cur = *sol.scheme;
+/// Every REGF tensor of nest `ni` of `cur`'s partition that fits (all divisor combinations of
+/// the loops below the constraint), each completed by the GBUF fill under `og`, `orr` and
+/// offered to `pick`. A nest other than cur's whose loops the constraint's top factors do not
+/// divide cannot meet the constraint, and offers nothing.
+void regf_beam(const LayerOracle& o, const CanonicalScheme& cur, int ni, const PerLoopDim<int>& og,
+               const PerLoopDim<int>& orr, BestCandidate& pick, SolveStats& stats) {
   const auto nests_ref = o.nests(cur.part);
-  const auto& nests = *nests_ref;
-  const NodeNest& n = nests.at(static_cast<std::size_t>(cur.nest_index));
-  const auto cap = o.capacity(cur.part, cur.nest_index);
+  const NodeNest& n = nests_ref->at(static_cast<std::size_t>(ni));
+  const auto cap = o.capacity(cur.part, ni);
   const auto top = o.top_constraint();
   PerLoopDim<std::vector<std::int64_t>> divs;
-  for (auto l : all_values<LoopDim>())
+  for (auto l : all_values<LoopDim>()) {
+    if (ni != cur.nest_index && top[l] > 0 && n.loopcnt[l] % top[l] != 0) return;
     divs[l] = divisors(top[l] > 0 ? n.loopcnt[l] / top[l] : n.loopcnt[l]);
-  BestOf pick{n, cap, BestCandidate(o, opt, &sol.stats, sol.score)};
+  }
   // Divisors ascend, so the first factor that overflows ends its loop's range.
   for (auto fi : divs[LoopDim::Ifm]) {
     if (regf_occupancy(n, {{fi, 1, 1}}) > cap.regf_words) break;
@@ -85,13 +88,61 @@ void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& s
         const PerLoopDim<std::int64_t> t2{{fi, fo, fb}};
         if (regf_occupancy(n, t2) > cap.regf_words) break;
         if (!regf_tile_fits(n, t2, cap)) continue;
-        const auto c = fit_gbuf(o, cur.part, cur.nest_index, n, cap, t2, cur.blocking.bl_ords[0],
-                                cur.blocking.bl_ords[1], sol.stats);
-        if (c) pick.consider(*c);
+        const auto c = fit_gbuf(o, cur.part, ni, n, cap, t2, og, orr, stats);
+        // The fast capacity check first (BestOf's): the cost model would reject the rest.
+        if (c && fits(n, c->blocking, cap)) pick.consider(*c);
       }
     }
   }
+}
+
+/// Step 8b: where the layer has one partition, the partition steps (7a-b) have nothing to
+/// choose and the final nest is the greedy's and step 8's alone. The REGF beam on every nest
+/// under the final orders ranks the nests; the best `keep` of them get the beam again under
+/// one order pair per pair of innermost loops (the fills and the fetch counts turn on the
+/// innermost loops; one pair per innermost pair found what all 36 find on the measured
+/// layers: docs/kapla.md §4, "Step 8b").
+void beam_over_nests(const LayerOracle& o, const SolverOptions& opt, int keep, LayerSolution& sol) {
+  const CanonicalScheme cur = *sol.scheme;
+  const auto& ords = cur.blocking.bl_ords;
+  struct Ranked {
+    Score score;
+    int nest;
+  };
+  std::vector<Ranked> ranked;
+  const int num_nests = static_cast<int>(o.nests(cur.part)->size());
+  for (int ni = 0; ni < num_nests; ++ni) {
+    BestCandidate one(o, opt, &sol.stats);
+    regf_beam(o, cur, ni, ords[0], ords[1], one, sol.stats);
+    if (one.scheme()) ranked.push_back({one.score(), ni});
+  }
+  // Ties keep the nest order, so the kept nests do not depend on anything but the prices.
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Ranked& a, const Ranked& b) {
+    return better(a.score, b.score, opt.goal);
+  });
+  if (ranked.size() > static_cast<std::size_t>(keep)) ranked.resize(static_cast<std::size_t>(keep));
+  // loop_orders()[0], [2], [3] put IFM, OFM and BAT innermost.
+  const auto all = loop_orders();
+  BestCandidate pick(o, opt, &sol.stats, sol.score);
+  for (const auto& r : ranked)
+    for (std::size_t g : {0U, 2U, 3U})
+      for (std::size_t f : {0U, 2U, 3U}) regf_beam(o, cur, r.nest, all[g], all[f], pick, sol.stats);
   pick.improve(sol);
+}
+
+}  // namespace
+
+void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol) {
+  const CanonicalScheme cur = *sol.scheme;
+  const auto nests_ref = o.nests(cur.part);
+  const auto& nests = *nests_ref;
+  const auto top = o.top_constraint();
+  BestCandidate pick(o, opt, &sol.stats, sol.score);
+  regf_beam(o, cur, cur.nest_index, cur.blocking.bl_ords[0], cur.blocking.bl_ords[1], pick,
+            sol.stats);
+  pick.improve(sol);
+  if (opt.refine.nest_beam > 0 && o.partitions().size() == 1)
+    beam_over_nests(o, opt, opt.refine.nest_beam, sol);
   // nn_dataflow's analytical bypass schemes (one category resides in GBUF, the others stream
   // past it), on every nest of the partition: the fills' refetch estimates assume everything
   // is in GBUF and rarely land there. Empty where the options forbid bypass.

@@ -8,12 +8,14 @@
 
 namespace kapla::search::kapla::detail {
 
-/// Step 9 (Refinement::regf_beam): on `sol`'s partition and nest, every REGF tensor that fits
+/// Step 8 (Refinement::regf_beam): on `sol`'s partition and nest, every REGF tensor that fits
 /// (all divisor combinations of the loops below the constraint), each completed by the GBUF
-/// fill_tensor with the scheme's orders and priced; keeps the best if it improves.
+/// fill_tensor with the scheme's orders and priced; keeps the best if it improves. Step 8b
+/// (Refinement::nest_beam), where the layer has one partition: the same on every nest of it,
+/// and on the best `nest_beam` nests under 9 order pairs.
 void refit_regf(const LayerOracle& o, const SolverOptions& opt, LayerSolution& sol);
 
-/// Step 8: greedy cost descent over the blocking factors of `sol`'s scheme: move one prime
+/// Step 9: greedy cost descent over the blocking factors of `sol`'s scheme: move one prime
 /// factor of one loop between two levels while the one cost model improves (at most
 /// Refinement::blocking_steps moves). With Refinement::compound_moves, a stalled descent
 /// first tries every order pair with the current factors and moves of two loops at once

@@ -19,7 +19,7 @@ namespace kapla::search::kapla {
 struct Refinement {
   int refine_steps = 8;         // greedy descent steps over the node partition (0 = off)
   int blocking_steps = 16;      // greedy descent steps over the blocking factors (0 = off)
-  bool regf_beam = true;        // every fitting REGF tensor on the final nest (step 9)
+  bool regf_beam = true;        // every fitting REGF tensor on the final nest (step 8)
   bool compound_moves = true;   // a stalled blocking descent tries orders and 2-loop moves
   bool size_screen = true;      // one fit per partition-size group of B's list (step 7a)
   int partition_starts = 1;     // descents also from the greedy's best distinct partitions
@@ -28,7 +28,8 @@ struct Refinement {
   int screen_open = 3;          // step 7a: best priced groups whose every partition is tried
   int descent_placed = 4;       // step 7b: best neighbours (on-chip price) priced in full
   double variant_margin = 0.1;  // step 7a: fold variants only on groups this close to the best
-  static Refinement paper() { return {0, 0, false, false, false, 0, 0, 0, 0, 0}; }
+  int nest_beam = 3;            // step 8b, one-partition layers: best nests, 9 order pairs
+  static Refinement paper() { return {0, 0, false, false, false, 0, 0, 0, 0, 0, 0}; }
   friend bool operator==(const Refinement&, const Refinement&) = default;
 };
 

@@ -332,6 +332,30 @@ TEST(KaplaStrategies, WideScreenFindsSsPriceOnViTsFf2) {
   EXPECT_DOUBLE_EQ(r.tops[0].total_cost(), 0.0013688486576488473);
 }
 
+// LLaMA-2-70B decode's `gate` projection (8192 -> 28672 channels, one token) at edge batch 64,
+// as a one-layer network (`kapla schedule --strategy K|S --network gate.json --hardware edge
+// --batch 64 --options inference`). One node has one partition, so steps 7a-b choose nothing
+// and the greedy's nest stays; step 8b's beam over the nests finds S's price, which S finds
+// in 1.3 CPU s (docs/kapla.md §4, "Step 8b").
+TEST(KaplaStrategies, NestBeamFindsSsPriceOnLlama70bGateAtTheEdge) {
+  model::NetworkBuilder b("gate", "test", {"", 8192, {1, 1}});
+  b.add("gate", model::make_conv(8192, 28672, {1, 1}, {1, 1}));
+  const auto net = std::move(b).build();
+  auto opts = model::kapla_option_preset("inference");
+  opts.rs_fold_variants = true;  // K's default
+  auto total = [&](int nest_beam) {
+    KaplaSolverOptions k;
+    k.refinement.nest_beam = nest_beam;
+    const auto r = schedule::run_network(net, test::paper_edge_hardware(), KaplaSolver(k), opts, 64,
+                                         schedule::RunControls{});
+    return r.tops.empty() ? 0.0 : r.tops[0].total_cost();
+  };
+  EXPECT_DOUBLE_EQ(total(kapla::Refinement{}.nest_beam), 0.17955676866749543);  // S's
+  EXPECT_DOUBLE_EQ(total(0), 0.18967740077297723);                              // 5.6 % above
+  // The nest ranked first under the final orders, then 9 pairs: better, but not S's nest.
+  EXPECT_DOUBLE_EQ(total(1), 0.18486983871880472);
+}
+
 TEST(KaplaStrategies, ReportedCostIsTheModelsCostOfTheScheme) {
   const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
   for (const auto& [name, layer] : small_layers()) {

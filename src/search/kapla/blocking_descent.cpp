@@ -121,12 +121,16 @@ void beam_over_nests(const LayerOracle& o, const SolverOptions& opt, int keep, L
     return better(a.score, b.score, opt.goal);
   });
   if (ranked.size() > static_cast<std::size_t>(keep)) ranked.resize(static_cast<std::size_t>(keep));
-  // loop_orders()[0], [2], [3] put IFM, OFM and BAT innermost.
-  const auto all = loop_orders();
+  // The first order of loop_orders() with each loop innermost, in loop_orders()'s order.
+  std::vector<PerLoopDim<int>> per_innermost;
+  for (const auto& ord : loop_orders())
+    if (std::none_of(per_innermost.begin(), per_innermost.end(),
+                     [&](const auto& o2) { return innermost(o2) == innermost(ord); }))
+      per_innermost.push_back(ord);
   BestCandidate pick(o, opt, &sol.stats, sol.score);
   for (const auto& r : ranked)
-    for (std::size_t g : {0U, 2U, 3U})
-      for (std::size_t f : {0U, 2U, 3U}) regf_beam(o, cur, r.nest, all[g], all[f], pick, sol.stats);
+    for (const auto& og : per_innermost)
+      for (const auto& orr : per_innermost) regf_beam(o, cur, r.nest, og, orr, pick, sol.stats);
   pick.improve(sol);
 }
 

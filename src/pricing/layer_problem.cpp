@@ -88,4 +88,11 @@ std::string problem_key(const LayerProblem& p, bool with_layout) {
   return k.take();
 }
 
+std::string layer_scope(const LayerProblem& p) {
+  LayerProblem k;
+  k.layer = p.layer;
+  k.batch = p.batch;
+  return problem_key(k, false);
+}
+
 }  // namespace kapla::pricing

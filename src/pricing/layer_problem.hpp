@@ -62,4 +62,9 @@ void set_layer(LayerProblem& p, const model::Layer& layer, std::int64_t network_
 /// the ifmap layout unless `with_layout`, and never sched_seq (copied into results only).
 std::string problem_key(const LayerProblem& p, bool with_layout);
 
+/// The problem's layer and batch as a key: what every problem of one layer shape shares. The
+/// network search names memo entries by it to drop them once no segment left holds a layer
+/// of that shape (search::SearchMemo::release).
+std::string layer_scope(const LayerProblem& p);
+
 }  // namespace kapla::pricing

@@ -637,8 +637,18 @@ RefetchBounds::~RefetchBounds() = default;
 
 detail::FloorNests* RefetchBounds::nests(const LayerProblem& p) {
   auto [it, inserted] = known_.try_emplace(refetch_bound_key(p));
-  if (inserted) it->second = std::make_unique<detail::FloorNests>(collect_floor_nests(p));
+  if (inserted) {
+    it->second = std::make_unique<detail::FloorNests>(collect_floor_nests(p));
+    scoped_[layer_scope(p)].push_back(it->first);
+  }
   return it->second.get();
+}
+
+void RefetchBounds::release(const std::string& scope) {
+  const auto it = scoped_.find(scope);
+  if (it == scoped_.end()) return;
+  for (const auto& key : it->second) known_.erase(key);
+  scoped_.erase(it);
 }
 
 RefetchBounds::Places RefetchBounds::places(const DataPlaces& d) {

@@ -122,9 +122,15 @@ class RefetchBounds {
   /// refetch_bound_key) at `places` (a handle of this memo), remembered per constraint and
   /// places.
   RefetchFloor floor(detail::FloorNests* nests, const LayerProblem& p, Places places);
+  /// Drops the nests (and their floors) of the problems whose layer_scope is `scope`, once no
+  /// later bound asks for that layer shape; the handles given out for them go with them.
+  void release(const std::string& scope);
+  /// The problem keys whose nests are held.
+  std::size_t held() const { return known_.size(); }
 
  private:
   std::unordered_map<std::string, std::unique_ptr<detail::FloorNests>> known_;
+  std::unordered_map<std::string, std::vector<std::string>> scoped_;  // scope -> keys of known_
   std::map<DataPlaces, std::size_t> places_;
   std::map<std::vector<std::int64_t>, Places> by_regions_;
 };

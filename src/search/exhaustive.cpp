@@ -138,11 +138,14 @@ std::shared_ptr<const PerNode> per_node(const pricing::LayerProblem& p, const Se
     make();
     return made;
   }
-  const auto v = ctx.memo->get_or_make(memo_key(p), [&]() -> std::shared_ptr<const void> {
-    make();
-    if (ctx.stop_requested()) return nullptr;
-    return made;
-  });
+  const auto v = ctx.memo->get_or_make(
+      memo_key(p),
+      [&]() -> std::shared_ptr<const void> {
+        make();
+        if (ctx.stop_requested()) return nullptr;
+        return made;
+      },
+      pricing::layer_scope(p));
   return v ? std::static_pointer_cast<const PerNode>(v) : made;
 }
 
@@ -163,7 +166,8 @@ void ExhaustiveStrategy::prepare_many(const std::vector<pricing::LayerProblem>& 
   }
   run_plans(plans, ctx);
   if (ctx.stop_requested()) return;  // partial results are not memoised
-  for (std::size_t k = 0; k < owned.size(); ++k) ctx.memo->put(keys[k], owned[k]);
+  for (std::size_t k = 0; k < owned.size(); ++k)
+    ctx.memo->put(keys[k], owned[k], pricing::layer_scope(*plans[k].second));
 }
 
 void ExhaustiveStrategy::prepare(const pricing::LayerProblem& p, const SearchContext& ctx) const {

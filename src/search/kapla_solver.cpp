@@ -32,23 +32,29 @@ kapla::CostOracle oracle_for(const pricing::LayerProblem& problem, SearchMemo* m
   const std::string setups_key = std::string("kapla.setups|").append(layer_key);
   const std::string placements_key =
       "kapla.placements|" + pricing::problem_key(unconstrained, true);
+  const std::string scope = pricing::layer_scope(problem);
   using Setups = pricing::FixedSchemeEvaluator::SharedSetups;
   using Placements = pricing::FixedSchemeEvaluator::SharedPlacements;
   // Made once per key even when solves run concurrently (SearchMemo::get_or_make).
-  const auto setups = std::static_pointer_cast<const Setups>(memo->get_or_make(setups_key, [&] {
-    return std::make_shared<const Setups>(kapla::CostOracle(problem).shared_setups());
-  }));
-  const auto placements =
-      std::static_pointer_cast<const Placements>(memo->get_or_make(placements_key, [&] {
+  const auto setups = std::static_pointer_cast<const Setups>(memo->get_or_make(
+      setups_key,
+      [&] { return std::make_shared<const Setups>(kapla::CostOracle(problem).shared_setups()); },
+      scope));
+  const auto placements = std::static_pointer_cast<const Placements>(memo->get_or_make(
+      placements_key,
+      [&] {
         return std::make_shared<const Placements>(
             kapla::CostOracle(problem, *setups, nullptr).shared_placements());
-      }));
+      },
+      scope));
   using Derived = kapla::CostOracle::SharedDerived;
-  const auto derived = std::static_pointer_cast<const Derived>(
-      memo->get_or_make(std::string("kapla.derived|").append(layer_key), [&] {
+  const auto derived = std::static_pointer_cast<const Derived>(memo->get_or_make(
+      std::string("kapla.derived|").append(layer_key),
+      [&] {
         return std::make_shared<const Derived>(
             kapla::CostOracle(problem, *setups, *placements).shared_derived());
-      }));
+      },
+      scope));
   return kapla::CostOracle(problem, *setups, *placements, *derived);
 }
 

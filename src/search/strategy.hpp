@@ -27,15 +27,24 @@ namespace kapla::search {
 /// whose problems differ only in what the intermediate does not depend on (e.g. B's per-node
 /// loop-blocking tops do not depend on the ifmap layout, as the reference's
 /// schedule_search_per_node memo). Thread-safe; no numeric effect.
+///
+/// An entry may name its scope (pricing::layer_scope of its problem): the caller releases a
+/// scope once no later call asks for problems of that layer shape, so a network search holds
+/// the entries of the layers in flight only (ResNet-50 inference on cloud with K: 941 MB at
+/// the peak when every entry was kept). A released key asked for again is made again.
 class SearchMemo {
  public:
   std::shared_ptr<const void> find(const std::string& key) const;
-  void put(const std::string& key, std::shared_ptr<const void> value);
+  void put(const std::string& key, std::shared_ptr<const void> value,
+           const std::string& scope = {});
   /// The value under key, else make()'s, kept unless null (a stopped search's partial
   /// answer). Concurrent requests for one key wait for the one making it, so every request
   /// after the first finds the value (a hit) whatever the thread timing.
   std::shared_ptr<const void> get_or_make(const std::string& key,
-                                          const std::function<std::shared_ptr<const void>()>& make);
+                                          const std::function<std::shared_ptr<const void>()>& make,
+                                          const std::string& scope = {});
+  /// Drops the entries made under `scope` (values still held by callers live on with them).
+  void release(const std::string& scope);
   std::size_t hits() const;
 
  private:
@@ -43,11 +52,13 @@ class SearchMemo {
     std::mutex mu;  // held while the value is made
     std::shared_ptr<const void> value;
   };
-  std::shared_ptr<Slot> slot(const std::string& key, bool create) const;
+  std::shared_ptr<Slot> slot(const std::string& key, bool create, const std::string& scope = {});
+  std::shared_ptr<Slot> find_slot(const std::string& key) const;
   std::shared_ptr<const void> take(Slot& s) const;  // the value, counting a hit; s.mu held
 
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
+  std::unordered_map<std::string, std::vector<std::string>> scoped_;  // scope -> its keys
   mutable std::size_t hits_ = 0;
 };
 

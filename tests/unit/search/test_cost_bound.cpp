@@ -283,6 +283,31 @@ TEST(RefetchBound, LeastNestEnergyIsTheMinimumOverEveryTile) {
   EXPECT_EQ(nests, 2326);
 }
 
+// RefetchBounds::release drops the nests of one layer shape (pricing::layer_scope) and keeps
+// the others': a floor asked for again is collected again, to the same values.
+TEST(RefetchBound, ReleaseDropsOneLayerShape) {
+  const auto problems = golden_problems();
+  std::size_t released = 0;
+  for (std::size_t i = 0; i + 1 < problems.size(); i += 11) {
+    auto p = problems[i];
+    auto q = problems[i + 1];
+    if (p.layer.is_back() || pricing::layer_scope(p) == pricing::layer_scope(q)) continue;
+    pricing::RefetchBounds memo;
+    auto* qn = memo.nests(q);
+    const auto before = memo(p);
+    ASSERT_EQ(memo.held(), 2u);
+    memo.release(pricing::layer_scope(p));
+    EXPECT_EQ(memo.held(), 1u);
+    EXPECT_EQ(memo.nests(q), qn) << model::describe(q.layer);  // q's kept
+    const auto after = memo(p);
+    EXPECT_EQ(after.energy, before.energy) << model::describe(p.layer);
+    EXPECT_EQ(after.time, before.time) << model::describe(p.layer);
+    EXPECT_EQ(after.filters_may_stay, before.filters_may_stay);
+    ++released;
+  }
+  EXPECT_GT(released, 5u);
+}
+
 TEST(RefetchBound, KeyHoldsWhatTheFloorReads) {
   const auto problems = golden_problems();
   std::size_t compared = 0, constrained = 0;

@@ -502,6 +502,55 @@ TEST(KaplaStrategies, SharedSetupsAcrossConstraintsAndLayoutsChangeNoAnswer) {
   }
 }
 
+// The network search releases a layer shape's memo entries once no segment left holds it
+// (SearchMemo::release by pricing::layer_scope): K names its three entries per problem by the
+// problem's scope, so a release drops exactly that layer's (a solve after it makes them again,
+// finds nothing, and answers the same) and keeps the other layers' and unscoped entries.
+TEST(KaplaStrategies, ReleasingALayerScopeDropsItsEntriesOnly) {
+  const auto hw = small_hw({2, 2}, {4, 4}, 1024, 32);
+  const KaplaSolver k;
+  const auto layers = small_layers();
+  ASSERT_GE(layers.size(), 2u);
+  const auto a = problem(layers[0].second, 4, hw);
+  const auto b = problem(layers[1].second, 4, hw);
+  ASSERT_NE(pricing::layer_scope(a), pricing::layer_scope(b));
+  auto c = a;  // another problem of a's layer: the same scope
+  c.constraint.topbat = 2;
+  ASSERT_EQ(pricing::layer_scope(a), pricing::layer_scope(c));
+  SearchMemo memo;
+  memo.put("unscoped", std::make_shared<const int>(7));
+  SearchContext ctx{1};
+  ctx.memo = &memo;
+  const auto first_a = k.search(a, ctx);
+  const auto first_b = k.search(b, ctx);
+  ASSERT_FALSE(first_a.empty());
+  EXPECT_EQ(memo.hits(), 0u);
+  memo.release(pricing::layer_scope(a));
+  // a's entries are gone: solving it again finds none (no hit) and gives the same schedule.
+  const auto again_a = k.search(a, ctx);
+  EXPECT_EQ(memo.hits(), 0u);
+  ASSERT_EQ(again_a.size(), first_a.size());
+  EXPECT_EQ(again_a[0].cost, first_a[0].cost);
+  EXPECT_EQ(again_a[0].part, first_a[0].part);
+  EXPECT_EQ(again_a[0].tvals, first_a[0].tvals);
+  // b's stay (setups, placements, derived: three hits), and so does the unscoped entry.
+  const auto again_b = k.search(b, ctx);
+  EXPECT_EQ(memo.hits(), 3u);
+  ASSERT_EQ(again_b.size(), first_b.size());
+  EXPECT_EQ(again_b[0].cost, first_b[0].cost);
+  ASSERT_NE(memo.find("unscoped"), nullptr);
+  // c shares a's three entries (made again above) under its own constraint.
+  const std::size_t before = memo.hits();
+  k.search(c, ctx);
+  EXPECT_EQ(memo.hits(), before + 3);
+  memo.release(pricing::layer_scope(a));
+  memo.release(pricing::layer_scope(b));
+  memo.release("no such scope");
+  k.search(c, ctx);
+  EXPECT_EQ(memo.hits(), before + 3);  // made again
+  EXPECT_NE(memo.find("unscoped"), nullptr);
+}
+
 // The greedy's candidates and the partition screen's on-chip ranking are remembered per layer
 // for its searches under every constraint and ifmap layout (layout_free_memo.hpp): a search
 // over the shared derivations returns the scheme, score and counts of a search that remembers

@@ -30,7 +30,7 @@ namespace kapla::search {
 ///
 /// An entry may name its scope (pricing::layer_scope of its problem): the caller releases a
 /// scope once no later call asks for problems of that layer shape, so a network search holds
-/// the entries of the layers in flight only (ResNet-50 inference on cloud with K: 941 MB at
+/// the entries of the layers in flight only (ResNet-50 inference on cloud with K: 919 MiB at
 /// the peak when every entry was kept). A released key asked for again is made again.
 class SearchMemo {
  public:

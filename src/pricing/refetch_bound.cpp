@@ -639,17 +639,12 @@ detail::FloorNests* RefetchBounds::nests(const LayerProblem& p) {
   auto [it, inserted] = known_.try_emplace(refetch_bound_key(p));
   if (inserted) {
     it->second = std::make_unique<detail::FloorNests>(collect_floor_nests(p));
-    scoped_[layer_scope(p)].push_back(it->first);
+    scoped_.add(layer_scope(p), it->first);
   }
   return it->second.get();
 }
 
-void RefetchBounds::release(const std::string& scope) {
-  const auto it = scoped_.find(scope);
-  if (it == scoped_.end()) return;
-  for (const auto& key : it->second) known_.erase(key);
-  scoped_.erase(it);
-}
+void RefetchBounds::release(const std::string& scope) { scoped_.erase_scope(scope, known_); }
 
 RefetchBounds::Places RefetchBounds::places(const DataPlaces& d) {
   const auto [it, inserted] = places_.try_emplace(d, places_.size());

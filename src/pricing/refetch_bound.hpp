@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/scoped_keys.hpp"
 #include "cost/nested_loop_desc.hpp"
 #include "pricing/layer_problem.hpp"
 
@@ -130,7 +131,7 @@ class RefetchBounds {
 
  private:
   std::unordered_map<std::string, std::unique_ptr<detail::FloorNests>> known_;
-  std::unordered_map<std::string, std::vector<std::string>> scoped_;  // scope -> keys of known_
+  ScopedKeys scoped_;  // of known_
   std::map<DataPlaces, std::size_t> places_;
   std::map<std::vector<std::int64_t>, Places> by_regions_;
 };

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/scoped_keys.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/gen_partition.hpp"
 #include "mapping/partition.hpp"
@@ -181,7 +182,7 @@ class Searcher {
   std::vector<std::vector<NetworkScheme>> tops_;  // per position in ordered_
   std::mutex cache_mu_;  // guards cache_ (the calls themselves are made once each)
   std::map<std::string, std::shared_ptr<LayerCall>> cache_;
-  std::map<std::string, std::vector<std::string>> cache_scoped_;  // layer_scope -> keys of cache_
+  ScopedKeys cache_scoped_;  // of cache_, by layer_scope
   /// With bound pruning and strategy_.empty_means_infeasible(): problem keys without the
   /// layout whose search found nothing.
   std::set<std::string> infeasible_;
@@ -217,10 +218,7 @@ void Searcher::release(const std::string& scope) {
   memo_.release(scope);
   refetch_.release(scope);
   const std::lock_guard<std::mutex> lock(cache_mu_);
-  const auto it = cache_scoped_.find(scope);
-  if (it == cache_scoped_.end()) return;
-  for (const auto& key : it->second) cache_.erase(key);
-  cache_scoped_.erase(it);
+  cache_scoped_.erase_scope(scope, cache_);
 }
 
 bool Searcher::stop_now() {
@@ -317,7 +315,7 @@ LayerResults Searcher::search_layer(std::size_t layer, const pricing::LayerProbl
     auto& slot = cache_[key];
     if (!slot) {
       slot = std::make_shared<LayerCall>();
-      cache_scoped_[pricing::layer_scope(problem)].push_back(key);
+      cache_scoped_.add(pricing::layer_scope(problem), key);
     }
     call = slot;
   } else {

@@ -9,13 +9,12 @@ std::shared_ptr<SearchMemo::Slot> SearchMemo::find_slot(const std::string& key) 
   return it != slots_.end() ? it->second : nullptr;
 }
 
-std::shared_ptr<SearchMemo::Slot> SearchMemo::slot(const std::string& key, bool create,
+std::shared_ptr<SearchMemo::Slot> SearchMemo::slot(const std::string& key,
                                                    const std::string& scope) {
   const std::lock_guard<std::mutex> lock(mu_);
   auto it = slots_.find(key);
   if (it != slots_.end()) return it->second;
-  if (!create) return nullptr;
-  if (!scope.empty()) scoped_[scope].push_back(key);
+  scoped_.add(scope, key);
   return slots_.emplace(key, std::make_shared<Slot>()).first->second;
 }
 
@@ -36,7 +35,7 @@ std::shared_ptr<const void> SearchMemo::find(const std::string& key) const {
 
 void SearchMemo::put(const std::string& key, std::shared_ptr<const void> value,
                      const std::string& scope) {
-  const auto s = slot(key, true, scope);
+  const auto s = slot(key, scope);
   const std::lock_guard<std::mutex> lock(s->mu);
   if (!s->value) s->value = std::move(value);
 }
@@ -44,7 +43,7 @@ void SearchMemo::put(const std::string& key, std::shared_ptr<const void> value,
 std::shared_ptr<const void> SearchMemo::get_or_make(
     const std::string& key, const std::function<std::shared_ptr<const void>()>& make,
     const std::string& scope) {
-  const auto s = slot(key, true, scope);
+  const auto s = slot(key, scope);
   const std::lock_guard<std::mutex> lock(s->mu);
   if (auto v = take(*s)) return v;
   s->value = make();
@@ -53,11 +52,8 @@ std::shared_ptr<const void> SearchMemo::get_or_make(
 
 void SearchMemo::release(const std::string& scope) {
   const std::lock_guard<std::mutex> lock(mu_);
-  const auto it = scoped_.find(scope);
-  if (it == scoped_.end()) return;
   // A slot being made keeps its maker's reference; the value goes with the last holder.
-  for (const auto& key : it->second) slots_.erase(key);
-  scoped_.erase(it);
+  scoped_.erase_scope(scope, slots_);
 }
 
 std::size_t SearchMemo::hits() const {

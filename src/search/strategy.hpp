@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/scoped_keys.hpp"
 #include "pricing/layer_problem.hpp"
 #include "pricing/layer_schedule.hpp"
 #include "search/anytime_curve.hpp"
@@ -52,13 +53,13 @@ class SearchMemo {
     std::mutex mu;  // held while the value is made
     std::shared_ptr<const void> value;
   };
-  std::shared_ptr<Slot> slot(const std::string& key, bool create, const std::string& scope = {});
-  std::shared_ptr<Slot> find_slot(const std::string& key) const;
+  std::shared_ptr<Slot> find_slot(const std::string& key) const;                 // null if none
+  std::shared_ptr<Slot> slot(const std::string& key, const std::string& scope);  // made if none
   std::shared_ptr<const void> take(Slot& s) const;  // the value, counting a hit; s.mu held
 
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
-  std::unordered_map<std::string, std::vector<std::string>> scoped_;  // scope -> its keys
+  ScopedKeys scoped_;
   mutable std::size_t hits_ = 0;
 };
 

@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -17,12 +16,19 @@
 #include "mapping/data_range.hpp"
 #include "mapping/gen_partition.hpp"
 #include "mapping/part_layer.hpp"
+#include "mapping/partition.hpp"
 #include "pricing/cost_bound.hpp"
 #include "pricing/fixed_scheme.hpp"
 
 namespace kapla::pricing {
 
 namespace {
+
+// A region as integers, for keys.
+void add_region(std::vector<std::int64_t>& k, const mapping::NodeRegion& r) {
+  k.insert(k.end(), {r.dim.h, r.dim.w, r.origin.h, r.origin.w, r.dist.h, r.dist.w,
+                     static_cast<std::int64_t>(r.type), r.effective_wtot(), r.effective_wbeg()});
+}
 
 // REGF words a tile with REGF-level factors t2 takes (§7.2: Σ_d Π_{l in loops(d)} t2_l x
 // usize_regf[d]).
@@ -203,14 +209,14 @@ namespace {
 // the node is one of them), or is joined to them by a spanning forest (an edge of length >= 1 per
 // node); the slices of the nodes that split ofmap rows, columns and samples are copies, so the
 // words moved are the filters x the non-empty OFMP and BATP parts, less what may sit on memory
-// nodes. Ofmaps (unless stored where they are produced): the INPP nodes of one ofmap range send
-// their partial sums at least one hop each, at least half of them counted, or join a spanning tree
-// read and accumulated (ceil((r + a) / 2) >= |range| x (tree weight) / 2), on top of the range's
-// read from its stored pieces by the nearest node (r, or the middle node's read), which
-// layer_cost_bound counts apart and adds.
+// nodes. Ofmaps: the INPP nodes of one ofmap range send their partial sums at least one hop
+// each, at least half of them counted, or join a spanning tree read and accumulated
+// (ceil((r + a) / 2) >= |range| x (tree weight) / 2), on top of the range's read from its
+// stored pieces by the nearest node (r, or the middle node's read), which layer_cost_bound
+// counts apart and adds; so even where the ofmaps are stored in the processing region (their
+// stored layout has no INPP split, so it is never the partition's own, §11.22).
 PerDataCategory<double> least_partition_hops(const LayerProblem& p,
-                                             const mapping::PartitionScheme& part,
-                                             bool ofmaps_moved) {
+                                             const mapping::PartitionScheme& part) {
   const model::Layer& L = p.layer;
   using PD = ParallelDim;
   PerDataCategory<double> hops{};
@@ -231,10 +237,8 @@ PerDataCategory<double> least_partition_hops(const LayerProblem& p,
   // at most one reader is the holder.
   const double readers = static_cast<double>(std::min(part.size(PD::Outp), L.nofm));
   hops[DataCategory::Ifm] = min_ifmap_words(L, p.batch) * (readers - 1);
-  if (ofmaps_moved) {
-    const double senders = static_cast<double>(std::min(part.size(PD::Inpp), L.nifm));
-    hops[DataCategory::Ofm] = static_cast<double>(L.total_ofmap_size(p.batch)) * (senders - 1) / 2;
-  }
+  const double senders = static_cast<double>(std::min(part.size(PD::Inpp), L.nifm));
+  hops[DataCategory::Ofm] = static_cast<double>(L.total_ofmap_size(p.batch)) * (senders - 1) / 2;
   return hops;
 }
 
@@ -346,6 +350,15 @@ std::pair<double, double> ifmap_slice_words(const cost::NestedLoopDesc& n,
 
 namespace detail {
 
+// The partitions of one size (B's list order: they differ in the kinds' order and the
+// split directions, and share the per-node layer, hence the nests), with the least ofmap
+// reads of any of them (least_ofmap_reads), found when first asked per placement of the
+// processing and destination regions, and remembered.
+struct SizeGroup {
+  std::vector<mapping::PartitionScheme> parts;
+  std::map<std::vector<std::int64_t>, double> least_ofmap_reads;
+};
+
 // A nest of one partition size, with the partition's NoC floor.
 struct FloorNest {
   cost::NestedLoopDesc nld;
@@ -356,6 +369,9 @@ struct FloorNest {
   // place its pieces may lie, or its accumulation ends there (evaluate_floor).
   RangeGroups ifmap_ranges;
   RangeGroups ofmap_ranges;
+  // Its size's partitions (shared by the nests of that size), where the floor reads their
+  // ofmap reads (FloorNests::ofmap_reads), else null.
+  std::shared_ptr<SizeGroup> group;
 };
 
 // What the floor reads that does not depend on the constraint (refetch_bound_key's inputs).
@@ -377,9 +393,13 @@ struct FloorNests {
   // it (its tiles are among the free ones, its fetches no fewer), so it orders and leaves
   // nests under the others too.
   std::vector<double> least_free;
-  // The floors evaluated so far, by the top factors and the handle of the data places they
-  // were given (RefetchBounds::places).
-  std::map<std::array<std::int64_t, 4>, RefetchFloor> floors;
+  // The floors evaluated so far, by the top factors, the handle of the data places they
+  // were given (RefetchBounds::places) and whether they read the partitions' reads.
+  std::map<std::array<std::int64_t, 5>, RefetchFloor> floors;
+  // Whether the floor reads the partitions' ofmap reads: where the ofmaps go to memory
+  // (where they stay on chip, the partial sums are most of their hops and the reads do not
+  // pay for themselves, docs/benchmarks.md).
+  bool ofmap_reads = false;
 };
 
 }  // namespace detail
@@ -399,24 +419,30 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
       (p.layer.type == model::LayerType::Conv || p.layer.type == model::LayerType::FC) &&
       !p.layer.is_depthwise();
   const bool ofmaps_moved = !(r.dst_data_region == r.proc_region);
+  const bool ofmaps_to_memory = r.dst_data_region.type == mapping::RegionType::Dram;
   bool filters_may_stay = !p.layer.has_filter();
   double least_ifmap_gbuf = std::numeric_limits<double>::infinity();
   double least_ifmap_regf = least_ifmap_gbuf;
   // The per-node layer, hence the nests, depend on the partition's sizes only.
-  std::set<std::array<std::int64_t, 5>> seen;
+  std::map<std::array<std::int64_t, 5>, std::shared_ptr<detail::SizeGroup>> groups;
   for (const auto& part :
        mapping::gen_partition(p.layer, p.batch, r.proc_region.dim, p.options, true)) {
     using PD = ParallelDim;
     const std::array<std::int64_t, 5> sizes{part.size(PD::Outp), part.pdims[PD::Ofmp].h,
                                             part.pdims[PD::Ofmp].w, part.size(PD::Batp),
                                             part.size(PD::Inpp)};
-    if (!seen.insert(sizes).second) continue;
+    auto [g, first] = groups.try_emplace(sizes);
+    if (!first) {
+      if (g->second) g->second->parts.push_back(part);
+      continue;
+    }
+    if (ofmaps_to_memory)
+      g->second = std::make_shared<detail::SizeGroup>(detail::SizeGroup{{part}, {}});
     const auto map = map_partitioned_layer(p, mapping::part_layer(p.layer, p.batch, part));
     // The nodes that compute (LoopBlockingEval::num_nodes: the partition's, all of the
     // region's without imperfect splits).
     const auto nodes = static_cast<double>(part.size());
-    const auto unit_hops =
-        plain ? least_partition_hops(p, part, ofmaps_moved) : PerDataCategory<double>{};
+    const auto unit_hops = plain ? least_partition_hops(p, part) : PerDataCategory<double>{};
     auto [ifm_groups, ofm_groups] =
         plain ? fmap_groups(p, part) : std::pair<RangeGroups, RangeGroups>{};
     if (!ofmaps_moved) ofm_groups = {};
@@ -425,14 +451,87 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
       const auto [gbuf, regf] = ifmap_slice_words(n, part, p);
       least_ifmap_gbuf = std::min(least_ifmap_gbuf, gbuf);
       least_ifmap_regf = std::min(least_ifmap_regf, regf);
-      out.nests.push_back({n, nodes, unit_hops, ifm_groups, ofm_groups});
+      out.nests.push_back({n, nodes, unit_hops, ifm_groups, ofm_groups, g->second});
     }
   }
   if (out.nests.empty()) return out;
+  out.ofmap_reads = ofmaps_to_memory;
   out.claims.filters_may_stay = filters_may_stay;
   out.claims.least_ifmap_gbuf = least_ifmap_gbuf;
   out.claims.least_ifmap_regf = least_ifmap_regf;
   return out;
+}
+
+// A region as integers but for where it lies.
+void add_shape(std::vector<std::int64_t>& k, const mapping::NodeRegion& g) {
+  k.insert(k.end(), {g.dim.h, g.dim.w, g.dist.h, g.dist.w, static_cast<std::int64_t>(g.type),
+                     g.effective_wtot(), g.effective_wbeg()});
+}
+
+// The hops of a partition's ofmap reads: per ofmap range, the fewest any node computing it
+// (the INPP nodes of one range) needs to read the range from where `pieces` store it
+// (mapping::nhops_per_dest), summed. Each range's OFM hops are at least that read plus the
+// partial sums least_partition_hops counts (a forwarding tree's ceil((r + a) / 2) with
+// a >= r + |range| x tree, or the middle node's read and its peers' sums; §8.6 step 4), so
+// the reads and those sums add up to at most the unit OFM hops. Idle INPP nodes (an input
+// channel split finer than the channels) are read for too: the least over more nodes is no
+// larger.
+double ofmap_reads(const LayerProblem& p, const mapping::PartitionScheme& part,
+                   const mapping::NodeRegion& proc, const mapping::LayoutPieces& pieces,
+                   mapping::HopScratch& scratch) {
+  const model::Layer& L = p.layer;
+  const mapping::FmapRange whole{{0, 0, 0, 0}, {p.batch, L.nofm, L.sofm.h, L.sofm.w}};
+  const PhyDim2 inpp = part.pdims[ParallelDim::Inpp];
+  std::vector<PhyDim2> nodes;
+  std::vector<std::int64_t> per_dest;
+  mapping::OverlapMemo memo;  // of pieces
+  double reads = 0;
+  for (auto pidx : mapping::gen_pidx(part)) {
+    if (pidx[ParallelDim::Inpp] != PhyDim2{0, 0}) continue;  // one per range
+    const auto frng = mapping::fmap_range(part, whole, pidx);
+    if (frng.size() <= 0) continue;
+    nodes.clear();
+    for (std::int64_t h = 0; h < inpp.h; ++h)
+      for (std::int64_t w = 0; w < inpp.w; ++w) {
+        pidx[ParallelDim::Inpp] = {h, w};
+        nodes.push_back(mapping::coordinate(part, proc, pidx));
+      }
+    mapping::nhops_per_dest(pieces, frng, nodes, per_dest, scratch, &memo);
+    reads += static_cast<double>(*std::min_element(per_dest.begin(), per_dest.end()));
+  }
+  return reads;
+}
+
+// What ofmap reads read of where the regions lie: hops are distances between the two
+// regions' nodes, so the regions' shapes and the shift between them.
+std::vector<std::int64_t> ofmap_place_key(const mapping::Resource& r) {
+  std::vector<std::int64_t> place;
+  add_shape(place, r.proc_region);
+  add_shape(place, r.dst_data_region);
+  place.push_back(r.dst_data_region.origin.h - r.proc_region.origin.h);
+  place.push_back(r.dst_data_region.origin.w - r.proc_region.origin.w);
+  return place;
+}
+
+// The least over `g`'s partitions of their ofmap reads (ofmap_reads, each range from where
+// the ofmaps of that partition are stored in the destination region) less the hops to the
+// nearest stored node that layer_cost_bound adds for every ofmap word (every read moves each
+// word at least that far), remembered by ofmap_place_key (`key`).
+double least_ofmap_reads(detail::SizeGroup& g, const LayerProblem& p,
+                         const std::vector<std::int64_t>& key) {
+  const auto& r = p.resource;
+  auto [it, fresh] = g.least_ofmap_reads.try_emplace(key);
+  if (!fresh) return it->second;
+  const double nearest = static_cast<double>(p.layer.total_ofmap_size(p.batch)) *
+                         static_cast<double>(r.dst_data_region.min_hops_to(r.proc_region));
+  double least = std::numeric_limits<double>::infinity();
+  mapping::HopScratch scratch;
+  for (const auto& part : g.parts) {
+    const auto layout = mapping::ofmap_layout(p.layer, p.batch, part, r.dst_data_region);
+    least = std::min(least,
+                     ofmap_reads(p, part, r.proc_region, mapping::layout_pieces(layout), scratch));
+  }
+  return it->second = std::max(0.0, least - nearest);
 }
 
 // The constraint's top factors (is_valid_top_bl: a constrained factor is exactly its value),
@@ -446,8 +545,8 @@ PerLoopDim<std::int64_t> top_factors(const LayerProblem& p) {
   return top;
 }
 
-RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
-                            const DataPlaces& places) {
+RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p, const DataPlaces& places,
+                            bool reads) {
   if (!f.applies) return {};
   // Categories that may not bypass GBUF are stored whatever the blocking (§7.4 step 1).
   PerDataCategory<bool> stored{};
@@ -483,6 +582,18 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
     double hops = first_reads(fn);
     for (auto d : all_values<DataCategory>()) hops += fn.unit_hops[d] * fetch0[d];
     return p.costs.noc_hop * hops;
+  };
+  // The same with the ofmaps' first reads at least their least over the nest's partitions
+  // (least_ofmap_reads): microseconds per partition, so only with `reads` and for the nests
+  // that the cheaper floor above leaves in the running.
+  const bool ofmaps_placed = reads && f.ofmap_reads;
+  const auto place = ofmaps_placed ? ofmap_place_key(p.resource) : std::vector<std::int64_t>{};
+  auto placed_noc_of = [&](const detail::FloorNest& fn) {
+    if (!ofmaps_placed) return noc_of(fn);
+    const auto o = DataCategory::Ofm;
+    const double cheap = least_sum(fn.ofmap_ranges, places.ofmap_hops, true) * fetch0[o];
+    const double placed = least_ofmap_reads(*fn.group, p, place) * fetch0[o];
+    return noc_of(fn) + p.costs.noc_hop * std::max(0.0, placed - cheap);
   };
   // What the nests give under the top factors whatever the places, once per top factors.
   const std::array<std::int64_t, 3> tk{top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat]};
@@ -537,7 +648,7 @@ RefetchFloor evaluate_floor(detail::FloorNests& f, const LayerProblem& p,
                                         u.forced[c.index]);
       if (free) f.least_free[c.index] = least;
     }
-    best = std::min(best, noc_of(fn) + least);
+    best = std::min(best, placed_noc_of(fn) + least);
   }
   // No valid nest at all: nothing to bound (the search finds no scheme either).
   if (!std::isfinite(best)) return {};
@@ -609,7 +720,7 @@ DataPlaces data_places(const LayerProblem& p) {
 
 RefetchFloor refetch_bound(const LayerProblem& p) {
   auto nests = collect_floor_nests(p);
-  return evaluate_floor(nests, p, data_places(p));
+  return evaluate_floor(nests, p, data_places(p), true);
 }
 
 std::string refetch_bound_key(const LayerProblem& p) {
@@ -622,11 +733,13 @@ std::string refetch_bound_key(const LayerProblem& p) {
   k.resource.size_regf = p.resource.size_regf;
   k.resource.size_gbuf = p.resource.size_gbuf;  // filters_may_stay
   // What the NoC terms read: the memory nodes' count, pinning, and whether the ofmaps stay in
-  // the processing region.
+  // the processing region or go to memory (where the nests keep their partitions).
   k.resource.dram_region.dim = p.resource.dram_region.dim;
   k.resource.no_time_mux = p.resource.no_time_mux;
   if (p.resource.dst_data_region == p.resource.proc_region)
     k.resource.dst_data_region = k.resource.proc_region;
+  else
+    k.resource.dst_data_region.type = p.resource.dst_data_region.type;
   k.costs = p.costs;
   k.options = p.options;
   return problem_key(k, false);
@@ -655,25 +768,21 @@ RefetchBounds::Places RefetchBounds::places(const mapping::NodeRegion& proc,
                                             const std::vector<mapping::NodeRegion>& ifmap_regions,
                                             const mapping::NodeRegion& dst) {
   std::vector<std::int64_t> key;
-  auto add = [&](const mapping::NodeRegion& r) {
-    key.insert(key.end(),
-               {r.dim.h, r.dim.w, r.origin.h, r.origin.w, r.dist.h, r.dist.w,
-                static_cast<std::int64_t>(r.type), r.effective_wtot(), r.effective_wbeg()});
-  };
-  add(proc);
-  add(dst);
-  for (const auto& r : ifmap_regions) add(r);
+  add_region(key, proc);
+  add_region(key, dst);
+  for (const auto& r : ifmap_regions) add_region(key, r);
   const auto it = by_regions_.find(key);
   if (it != by_regions_.end()) return it->second;
   return by_regions_[key] = places(data_places(proc, ifmap_regions, dst));
 }
 
-RefetchFloor RefetchBounds::floor(detail::FloorNests* nests, const LayerProblem& p, Places places) {
+RefetchFloor RefetchBounds::floor(detail::FloorNests* nests, const LayerProblem& p, Places places,
+                                  bool reads) {
   const auto top = top_factors(p);
-  const std::array<std::int64_t, 4> k{top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat],
-                                      static_cast<std::int64_t>(places.id)};
+  const std::array<std::int64_t, 5> k{top[LoopDim::Ifm], top[LoopDim::Ofm], top[LoopDim::Bat],
+                                      static_cast<std::int64_t>(places.id), reads ? 1 : 0};
   auto [it, inserted] = nests->floors.try_emplace(k);
-  if (inserted) it->second = evaluate_floor(*nests, p, *places.places);
+  if (inserted) it->second = evaluate_floor(*nests, p, *places.places, reads);
   return it->second;
 }
 

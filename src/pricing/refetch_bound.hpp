@@ -121,8 +121,11 @@ class RefetchBounds {
                 const mapping::NodeRegion& dst);
   /// refetch_bound(p) from the nests of `p`'s key (a handle kept from a problem with the same
   /// refetch_bound_key) at `places` (a handle of this memo), remembered per constraint and
-  /// places.
-  RefetchFloor floor(detail::FloorNests* nests, const LayerProblem& p, Places places);
+  /// places. `reads` false leaves out the partitions' ofmap reads (their hops cost
+  /// microseconds per partition; refetch_bound has them): a floor no higher, for ordering many
+  /// pairs before the few that pass are bounded with them.
+  RefetchFloor floor(detail::FloorNests* nests, const LayerProblem& p, Places places,
+                     bool reads = true);
   /// Drops the nests (and their floors) of the problems whose layer_scope is `scope`, once no
   /// later bound asks for that layer shape; the handles given out for them go with them.
   void release(const std::string& scope);

@@ -136,7 +136,7 @@ class Searcher {
                        const std::vector<NetworkScheme>& prev) const;
   /// The same with the layer bounds of `seg`'s earlier constraints remembered in `bounds`.
   PairBound pair_bound(SegmentBounds& bounds, const SegmentConstraint& c,
-                       const std::vector<NetworkScheme>& prev) const;
+                       const std::vector<NetworkScheme>& prev, bool reads = true) const;
   /// `refetch`: with the layers' refetch floors (pricing/refetch_bound.hpp; each costs the map
   /// strategy on every partition size of its layer, once per network search).
   SegmentBounds segment_bounds(const PipelineSegment& seg, const std::vector<NetworkScheme>& prev,
@@ -519,7 +519,7 @@ Searcher::PairBound Searcher::pair_bound(const PipelineSegment& seg, const Segme
 }
 
 Searcher::PairBound Searcher::pair_bound(SegmentBounds& bounds, const SegmentConstraint& c,
-                                         const std::vector<NetworkScheme>& prev) const {
+                                         const std::vector<NetworkScheme>& prev, bool reads) const {
   PairBound b;
   b.prefix_cost = std::numeric_limits<double>::infinity();
   b.prefix_time = b.prefix_cost;
@@ -527,7 +527,7 @@ Searcher::PairBound Searcher::pair_bound(SegmentBounds& bounds, const SegmentCon
     b.prefix_cost = std::min(b.prefix_cost, p.total_cost());
     b.prefix_time = std::min(b.prefix_time, p.total_time());
   }
-  b.seg = bounds(c);
+  b.seg = reads ? bounds(c) : bounds.without_reads(c);
   b.total = extended_bound(b.prefix_cost, b.prefix_time, b.seg, opts_.costs);
   return b;
 }
@@ -567,23 +567,28 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
   struct Pair {
     std::size_t seg = 0;
     std::size_t cstr = 0;
-    PairBound bound;
+    PairBound bound;  // without the floors' reads (SegmentBounds::without_reads), to order
+    std::optional<PairBound> full;  // with them, once the pair passes that bound
   };
   const std::size_t wave = std::max<std::size_t>(opts_.pair_wave, 1);
-  // The first wave has no threshold: where it holds every pair, nothing is skipped or cut and
-  // the bounds only order the pairs, so the refetch floors would be work for nothing (every
-  // position of the training networks, whose segments have one layer).
+  // The first wave is the best-bound pair alone: no threshold holds yet, so a wider first wave
+  // would solve all its pairs in full, where the first pair's schemes usually cut or skip the
+  // others (docs/benchmarks.md). Where it is the only pair, nothing is skipped or cut and the
+  // bounds do not matter, so the refetch floors would be work for nothing (every position of
+  // the training networks, whose segments have one layer).
+  constexpr std::size_t kFirstWave = 1;
   std::size_t num_pairs = 0;
   for (std::size_t j = 0; j < segments.size(); ++j)
     if (!prefix_of(*segments[j]).empty()) num_pairs += cstrs[j]->size();
-  const bool refetch = num_pairs > wave;
+  const bool refetch = num_pairs > kFirstWave;
   std::vector<Pair> pairs;
+  std::vector<std::optional<SegmentBounds>> bounds(segments.size());
   for (std::size_t j = 0; j < segments.size(); ++j) {
     const auto& prev = prefix_of(*segments[j]);
     if (prev.empty()) continue;
-    SegmentBounds bounds = segment_bounds(*segments[j], prev, refetch);
+    bounds[j].emplace(segment_bounds(*segments[j], prev, refetch));
     for (std::size_t ci = 0; ci < cstrs[j]->size(); ++ci) {
-      pairs.push_back({j, ci, pair_bound(bounds, (*cstrs[j])[ci], prev)});
+      pairs.push_back({j, ci, pair_bound(*bounds[j], (*cstrs[j])[ci], prev, false), {}});
     }
   }
   // Most promising first; equal bounds keep the generation order.
@@ -605,10 +610,11 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
   };
   std::vector<std::vector<std::vector<NetworkScheme>>> results(segments.size());
   for (std::size_t j = 0; j < segments.size(); ++j) results[j].resize(cstrs[j]->size());
-  // Waves of opts_.pair_wave pairs in bound order: each wave's pairs are skipped, cut and
+  // Then waves of opts_.pair_wave pairs in bound order: each wave's pairs are skipped, cut and
   // solved against the threshold of the waves before it, so they are independent (solved
   // concurrently with threads) and what is solved does not depend on the thread count.
-  for (std::size_t first = 0; first < pairs.size() && !stopped_; first += wave) {
+  for (std::size_t first = 0, size = kFirstWave; first < pairs.size() && !stopped_;
+       first += size, size = wave) {
     std::optional<std::pair<double, double>> threshold;
     if (ntops > 0 && found.size() >= ntops) threshold = ntops_th_best();
     struct Job {
@@ -617,12 +623,19 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
       std::optional<std::vector<NetworkScheme>> schemes;
     };
     std::vector<Job> jobs;
-    for (std::size_t i = first; i < std::min(first + wave, pairs.size()); ++i) {
-      const auto& p = pairs[i];
+    for (std::size_t i = first; i < std::min(first + size, pairs.size()); ++i) {
+      auto& p = pairs[i];
       if (threshold) {
+        // The cheaper bound first; a pair it leaves gets the floors' reads.
         const auto& t = *threshold;
-        const auto& b = p.bound.total;
-        if (model::goal_less(t.first, t.second, b.first, b.second, goal)) {
+        auto above = [&](const PairBound& b) {
+          return model::goal_less(t.first, t.second, b.total.first, b.total.second, goal);
+        };
+        if (!above(p.bound)) {
+          const auto& seg = *segments[p.seg];
+          p.full = pair_bound(*bounds[p.seg], (*cstrs[p.seg])[p.cstr], prefix_of(seg));
+        }
+        if (above(p.bound) || above(*p.full)) {
           ++stats_.pairs_bounded_out;
           continue;
         }
@@ -633,7 +646,7 @@ std::vector<std::vector<NetworkScheme>> Searcher::bounded_search(
       }
       Job j;
       j.pair = &p;
-      if (threshold) j.cut = PairCut{&p.bound, *threshold};
+      if (threshold) j.cut = PairCut{&*p.full, *threshold};
       jobs.push_back(std::move(j));
     }
     solve_pairs(jobs.size(), [&](std::size_t i, PairLog& log) {

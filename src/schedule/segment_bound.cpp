@@ -70,23 +70,32 @@ SegmentBounds::SegmentBounds(const PipelineSegment& seg, const model::Network& n
   }
 }
 
-SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) {
+SegmentBound SegmentBounds::operator()(const SegmentConstraint& c) { return bound(c, true); }
+
+SegmentBound SegmentBounds::without_reads(const SegmentConstraint& c) { return bound(c, false); }
+
+SegmentBound SegmentBounds::bound(const SegmentConstraint& c, bool reads) {
   SegmentBound b;
   double dram_time = 0;
   for (std::size_t sp = 0; sp < layers_.size(); ++sp) {
     for (std::size_t tm = 0; tm < layers_[sp].size(); ++tm) {
       LayerBounds& l = layers_[sp][tm];
       const SegmentLayerConstraint& lc = c.layers[sp][tm];
-      auto it =
-          std::find_if(l.seen.begin(), l.seen.end(), [&](const auto& e) { return e.first == lc; });
+      auto it = std::find_if(l.seen.begin(), l.seen.end(),
+                             [&](const auto& e) { return e.constraint == lc; });
       if (it == l.seen.end()) {
-        l.problem.constraint = layer_constraint(lc);
-        const auto floor = refetch_ != nullptr ? refetch_->floor(l.floor_nests, l.problem, l.places)
-                                               : pricing::RefetchFloor{};
-        l.seen.emplace_back(lc, pricing::layer_cost_bound(l.problem, floor));
+        l.seen.push_back({lc, {}, {}});
         it = std::prev(l.seen.end());
       }
-      const pricing::LayerCostBound& lb = it->second;
+      auto& slot = reads ? it->with_reads : it->without_reads;
+      if (!slot) {
+        l.problem.constraint = layer_constraint(lc);
+        const auto floor = refetch_ != nullptr
+                               ? refetch_->floor(l.floor_nests, l.problem, l.places, reads)
+                               : pricing::RefetchFloor{};
+        slot = pricing::layer_cost_bound(l.problem, floor);
+      }
+      const pricing::LayerCostBound& lb = *slot;
       b.energy += lb.energy;
       b.layer_energy.push_back(lb.energy);
       dram_time += lb.dram_time;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -52,13 +53,22 @@ class SegmentBounds {
                 bool whole_network, pricing::RefetchBounds* refetch = nullptr,
                 const std::vector<NetworkScheme>* prev = nullptr);
   SegmentBound operator()(const SegmentConstraint& c);
+  /// The same with the refetch floors' ofmap reads left out (RefetchBounds::floor): no
+  /// higher, and cheaper, to order many pairs before the few that pass are bounded in full.
+  SegmentBound without_reads(const SegmentConstraint& c);
 
  private:
+  SegmentBound bound(const SegmentConstraint& c, bool reads);
+  struct Seen {
+    SegmentLayerConstraint constraint;
+    std::optional<pricing::LayerCostBound> with_reads;
+    std::optional<pricing::LayerCostBound> without_reads;
+  };
   struct LayerBounds {
     pricing::LayerProblem problem;                       // with the last constraint seen
     pricing::detail::FloorNests* floor_nests = nullptr;  // its refetch floor's, if any
     pricing::RefetchBounds::Places places;               // where its floor reads data from
-    std::vector<std::pair<SegmentLayerConstraint, pricing::LayerCostBound>> seen;
+    std::vector<Seen> seen;
   };
   bool whole_network_;
   pricing::RefetchBounds* refetch_;

@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -412,13 +413,14 @@ TEST(RefetchBound, NearestSourceHopsAgainstEveryNode) {
 }
 
 // The first reads (each distinct ifmap range read once from the nearest place its pieces may
-// lie, each ofmap range's read and accumulation at the nearest of its nodes) raise the floor
-// of layers on a chip whose memory sits at its corners, where most nodes are away from it;
-// the floor stays below every drawn scheme's terms.
+// lie, each ofmap range's read and accumulation at the nearest of its nodes), and then each
+// partition's own ofmap reads (from where it stores them), raise the floor of layers on a chip
+// whose memory sits at its corners, where most nodes are away from it; the floor stays below
+// every drawn scheme's terms.
 TEST(RefetchBound, FirstReadsRaiseTheFloorAwayFromTheMemory) {
   const NodeRegion corners = NodeRegion::rectangle({2, 2}, {0, 0}, RegionType::Dram, {3, 3});
   const NodeRegion chip = NodeRegion::rectangle({4, 4}, {0, 0}, RegionType::Proc);
-  std::size_t raised_ifm = 0, raised_ofm = 0, n = 0;
+  std::size_t raised_ifm = 0, raised_ofm = 0, raised_reads = 0, n = 0;
   Checked c;
   for (auto p : golden_problems()) {
     if (p.layer.is_back()) continue;
@@ -432,22 +434,62 @@ TEST(RefetchBound, FirstReadsRaiseTheFloorAwayFromTheMemory) {
     pricing::RefetchBounds memo;
     auto* nests = memo.nests(p);
     const auto places = pricing::data_places(p);
-    const double none = memo.floor(nests, p, memo.places({})).energy;
-    const double ifm = memo.floor(nests, p, memo.places({places.ifmap_hops, {}})).energy;
-    const double both = memo.floor(nests, p, memo.places(places)).energy;
-    EXPECT_EQ(both, pricing::refetch_bound(p).energy);
+    // Without the partitions' own ofmap reads (which do not read the places) first.
+    const double none = memo.floor(nests, p, memo.places({}), false).energy;
+    const double ifm = memo.floor(nests, p, memo.places({places.ifmap_hops, {}}), false).energy;
+    const double both = memo.floor(nests, p, memo.places(places), false).energy;
+    const double reads = memo.floor(nests, p, memo.places(places)).energy;
+    EXPECT_EQ(reads, pricing::refetch_bound(p).energy);
     EXPECT_LE(none, ifm);
     EXPECT_LE(ifm, both);
+    EXPECT_LE(both, reads);
     raised_ifm += ifm > none ? 1 : 0;
     raised_ofm += both > ifm ? 1 : 0;
+    raised_reads += reads > both ? 1 : 0;
     ++n;
     check_sampled(p, 4000 + n, 100, c);
   }
   EXPECT_GT(c.schemes, 1000u);
   std::cout << "[first reads] " << n << " problems: the ifmaps' raise the floor on " << raised_ifm
-            << ", the ofmaps' on " << raised_ofm << "\n";
+            << ", the ofmaps' on " << raised_ofm << ", the partitions' ofmap reads on "
+            << raised_reads << "\n";
   EXPECT_GT(raised_ifm, n / 4);
   EXPECT_GT(raised_ofm, n / 4);
+  EXPECT_GT(raised_reads, n / 4);
+}
+
+// The partitions' ofmap reads are remembered by the regions' shapes and the shift between
+// them (hops are distances): the golden problems on a chip and memory corners moved together
+// get the same floor, from a memo that found the first placement's reads and afresh, and the
+// floor with the reads is at least the one without.
+TEST(RefetchBound, OfmapReadsMoveWithTheRegions) {
+  std::size_t n = 0, raised = 0;
+  for (auto p : golden_problems()) {
+    if (p.layer.is_back()) continue;
+    p.options = model::kapla_option_preset("inference");
+    pricing::RefetchBounds memo;
+    std::optional<double> first;
+    for (const PhyDim2 at : {PhyDim2{0, 0}, PhyDim2{3, 5}}) {
+      const NodeRegion corners = NodeRegion::rectangle({2, 2}, at, RegionType::Dram, {3, 3});
+      p.resource.proc_region = NodeRegion::rectangle({4, 4}, at, RegionType::Proc);
+      p.resource.dram_region = corners;
+      p.resource.src_data_region = corners;
+      p.resource.dst_data_region = corners;
+      p.ifmap_layout =
+          mapping::input_layouts(p.layer.nifm, p.layer.sifm, p.batch, corners, p.options).front();
+      const auto places = memo.places(pricing::data_places(p));
+      const double remembered = memo.floor(memo.nests(p), p, places).energy;
+      EXPECT_EQ(remembered, pricing::refetch_bound(p).energy) << model::describe(p.layer);
+      if (first) EXPECT_EQ(remembered, *first) << model::describe(p.layer);
+      first = remembered;
+      const double without = memo.floor(memo.nests(p), p, places, false).energy;
+      EXPECT_LE(without, remembered);
+      raised += remembered > without ? 1 : 0;
+    }
+    ++n;
+  }
+  EXPECT_GT(n, 50u);
+  EXPECT_GT(raised, n / 2);
 }
 
 // min_filter_fetches and min_ifmap_fetches with the refetch floor claim top-level fetch

@@ -24,10 +24,16 @@ namespace kapla::pricing {
 
 namespace {
 
+// A region as integers but for where it lies, for keys.
+void add_shape(std::vector<std::int64_t>& k, const mapping::NodeRegion& r) {
+  k.insert(k.end(), {r.dim.h, r.dim.w, r.dist.h, r.dist.w, static_cast<std::int64_t>(r.type),
+                     r.effective_wtot(), r.effective_wbeg()});
+}
+
 // A region as integers, for keys.
 void add_region(std::vector<std::int64_t>& k, const mapping::NodeRegion& r) {
-  k.insert(k.end(), {r.dim.h, r.dim.w, r.origin.h, r.origin.w, r.dist.h, r.dist.w,
-                     static_cast<std::int64_t>(r.type), r.effective_wtot(), r.effective_wbeg()});
+  add_shape(k, r);
+  k.insert(k.end(), {r.origin.h, r.origin.w});
 }
 
 // REGF words a tile with REGF-level factors t2 takes (§7.2: Σ_d Π_{l in loops(d)} t2_l x
@@ -460,12 +466,6 @@ detail::FloorNests collect_floor_nests(const LayerProblem& p) {
   out.claims.least_ifmap_gbuf = least_ifmap_gbuf;
   out.claims.least_ifmap_regf = least_ifmap_regf;
   return out;
-}
-
-// A region as integers but for where it lies.
-void add_shape(std::vector<std::int64_t>& k, const mapping::NodeRegion& g) {
-  k.insert(k.end(), {g.dim.h, g.dim.w, g.dist.h, g.dist.w, static_cast<std::int64_t>(g.type),
-                     g.effective_wtot(), g.effective_wbeg()});
 }
 
 // The hops of a partition's ofmap reads: per ofmap range, the fewest any node computing it

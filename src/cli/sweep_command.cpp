@@ -14,7 +14,6 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -25,6 +24,7 @@
 #include "cli/sweep_command.hpp"
 #include "cli/text_table.hpp"
 #include "core/errors.hpp"
+#include "core/once.hpp"
 #include "io/hdf5_sink.hpp"
 #include "io/job_json.hpp"
 #include "model/limits.hpp"
@@ -142,7 +142,7 @@ class AnnouncingRunner final : public sweep::TupleRunner {
   void check(const sweep::Tuple& t) const override { inner_.check(t); }
   double estimate_cost(const sweep::Tuple& t) const override { return inner_.estimate_cost(t); }
   sweep::TupleResult run(const sweep::Tuple& t, const sweep::RunContext& ctx) const override {
-    std::call_once(once_, [this] {
+    once_.call([this] {
       if (!line_.empty()) {
         std::cerr << sweep::log_prefix(std::chrono::system_clock::now()) + line_ + "\n"
                   << std::flush;
@@ -154,7 +154,7 @@ class AnnouncingRunner final : public sweep::TupleRunner {
  private:
   const sweep::TupleRunner& inner_;
   std::string line_;
-  mutable std::once_flag once_;
+  mutable Once once_;
 };
 
 int resolve_threads(int flag, int from_job) {

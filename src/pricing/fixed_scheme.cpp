@@ -5,6 +5,7 @@
 
 #include "core/errors.hpp"
 #include "core/flat_map.hpp"
+#include "core/once.hpp"
 #include "cost/layer_cost.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/gen_partition.hpp"
@@ -151,9 +152,9 @@ std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,
 
 struct FixedSchemeEvaluator::Setups {
   struct Slot {
-    std::once_flag once;
+    Once once;
     PartitionSetup setup;
-    std::once_flag reach_once;
+    Once reach_once;
     PartitionReach reach;
   };
   std::vector<mapping::PartitionScheme> parts;
@@ -165,7 +166,7 @@ struct FixedSchemeEvaluator::Setups {
 
 struct FixedSchemeEvaluator::Placements {
   struct Slot {
-    std::once_flag once;
+    Once once;
     PartitionPlacement placement;
   };
   mapping::PlacementSources sources;
@@ -221,17 +222,17 @@ bool FixedSchemeEvaluator::distinct_partitions() const {
 const PartitionSetup& FixedSchemeEvaluator::setup(std::size_t i) const {
   KAPLA_ASSERT(i < setups_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
   auto& s = setups_->slots[i];
-  std::call_once(s.once, [&] { s.setup = setup_partition(*p_, setups_->parts[i]); });
+  s.once.call([&] { s.setup = setup_partition(*p_, setups_->parts[i]); });
   return s.setup;
 }
 
 const PartitionPlacement& FixedSchemeEvaluator::placement(std::size_t i) const {
   KAPLA_ASSERT(i < setups_->parts.size(), "FixedSchemeEvaluator: partition index out of range");
   auto& s = placements_->slots[i];
-  std::call_once(s.once, [&] {
+  s.once.call([&] {
     // What does not depend on the ifmap layout is found once for every layout.
     auto& r = setups_->slots[i];
-    std::call_once(r.reach_once, [&] {
+    r.reach_once.call([&] {
       r.reach = reach_partition(*p_, setups_->parts[i], placements_->sources.filter_nodes);
     });
     s.placement = place_partition(r.reach, placements_->sources.ifmap_pieces);

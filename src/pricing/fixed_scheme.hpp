@@ -16,7 +16,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -128,7 +127,7 @@ std::optional<LayerSchedule> evaluate_fixed_scheme(const LayerProblem& p,
 
 /// The fixed-scheme evaluator of one LayerProblem over a list of partitions (by default B's,
 /// mapping::gen_partition with guaranteed = true), with each partition's setup and placement
-/// computed once on first use (std::call_once: thread-safe; the values do not depend on the
+/// computed once on first use (core/once.hpp: thread-safe; the values do not depend on the
 /// thread). The problem must outlive the evaluator; copies share the caches.
 class FixedSchemeEvaluator {
  public:

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/once.hpp"
 #include "core/scoped_keys.hpp"
 #include "mapping/data_layout_ops.hpp"
 #include "mapping/gen_partition.hpp"
@@ -59,7 +60,7 @@ void keep_tops(std::vector<NetworkScheme>& v, model::Goal goal, int ntops) {
 // One strategy call, shared by every request for the same conditions (the layer-search
 // cache); made once even when pairs are solved concurrently.
 struct LayerCall {
-  std::once_flag once;
+  Once once;
   std::size_t layer = 0;
   LayerResults results;
   search::LayerSearchStats stats;
@@ -321,7 +322,7 @@ LayerResults Searcher::search_layer(std::size_t layer, const pricing::LayerProbl
   } else {
     call = std::make_shared<LayerCall>();
   }
-  std::call_once(call->once, [&] { run_call(*call, layer, problem, log.threads); });
+  call->once.call([&] { run_call(*call, layer, problem, log.threads); });
   log.calls.push_back(call);
   if (call->stopped) return {};
   return call->results;

@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/math.hpp"
+#include "core/once.hpp"
 #include "core/remembered.hpp"
 #include "cost/loop_blocking_search.hpp"
 #include "search/kapla/layout_free_memo.hpp"
@@ -34,7 +35,7 @@ NodeNest node_nest(const cost::NestedLoopDesc& nld, const model::Layer& p_layer)
 
 struct CostOracle::Derived {
   struct Slot {
-    std::once_flag once;
+    Once once;
     NestList nests;
   };
   explicit Derived(std::size_t num_parts) : nests(std::make_unique<Slot[]>(num_parts)) {}
@@ -102,7 +103,7 @@ NestList CostOracle::nests(const mapping::PartitionScheme& part) const {
   const auto i = index_of(part);
   if (!i) return nests_of(pricing::setup_partition(eval_.problem(), part));
   auto& slot = derived_->nests[*i];
-  std::call_once(slot.once, [&] { slot.nests = nests_of(eval_.setup(*i)); });
+  slot.once.call([&] { slot.nests = nests_of(eval_.setup(*i)); });
   return slot.nests;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "core/flat_map.hpp"
 #include "search/kapla/best_candidate.hpp"
 #include "search/kapla/fit_memo.hpp"
 #include "search/kapla/layout_free_memo.hpp"
@@ -85,16 +86,19 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   const auto& parts = o.partitions();
   const auto repl = repl_of(o, *sol.scheme);
   // Groups in order of first appearance in B's list.
+  // (A map, not a scan of the groups so far: a full-chip region has hundreds of partitions in
+  // tens of groups, and every search groups them.)
   std::vector<SizeKey> keys;
   std::vector<std::vector<std::size_t>> members;
+  FlatMap<SizeKey, std::size_t> group_of;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const auto k = size_key(parts[i]);
-    const auto it = std::find(keys.begin(), keys.end(), k);
-    if (it == keys.end()) {
+    const auto [it, fresh] = group_of.emplace(k, keys.size());
+    if (fresh) {
       keys.push_back(k);
       members.push_back({i});
     } else {
-      members[static_cast<std::size_t>(it - keys.begin())].push_back(i);
+      members[it->second].push_back(i);
     }
   }
   const std::size_t npairs =

@@ -88,19 +88,16 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
   // Groups in order of first appearance in B's list.
   // (A map, not a scan of the groups so far: a full-chip region has hundreds of partitions in
   // tens of groups, and every search groups them.)
-  std::vector<SizeKey> keys;
-  std::vector<std::vector<std::size_t>> members;
+  std::vector<std::vector<std::size_t>> members;  // per group, its partitions
   FlatMap<SizeKey, std::size_t> group_of;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    const auto k = size_key(parts[i]);
-    const auto [it, fresh] = group_of.emplace(k, keys.size());
-    if (fresh) {
-      keys.push_back(k);
+    const auto [it, fresh] = group_of.emplace(size_key(parts[i]), members.size());
+    if (fresh)
       members.push_back({i});
-    } else {
+    else
       members[it->second].push_back(i);
-    }
   }
+  const std::size_t num_groups = members.size();
   const std::size_t npairs =
       std::min(pairs.size(), static_cast<std::size_t>(opt.refine.screen_pairs));
   const auto cover = covering_pairs(pairs, npairs);
@@ -120,18 +117,18 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     // the best of them, if it leads, with the others: a variant lowers a layer's price by a
     // few per cent, so it does not lift a group from far behind (docs/kapla.md §4, measured).
     std::vector<BestCandidate> best_of;  // per group, by the on-chip price
-    best_of.reserve(keys.size());
+    best_of.reserve(num_groups);
     auto try_fit = [&](std::size_t g, int ni, std::size_t j) {
       best_of[g].consider(fit_on_partition(o, parts[members[g].front()], repl, cover[j][0],
                                            cover[j][1], fit_stats, ni));
     };
-    std::vector<NestList> nests_of(keys.size());
+    std::vector<NestList> nests_of(num_groups);
     std::optional<Score> lead_canonical;
-    std::size_t gl = keys.size();  // the group that holds lead_canonical (none: keys.size())
+    std::size_t gl = num_groups;   // the group that holds lead_canonical (none: num_groups)
     std::vector<Score> canonical;  // the groups' canonical bests so far
     const auto placed = static_cast<std::size_t>(opt.refine.screen_placed);
     const bool floors = bounded_picks_on(opt);
-    for (std::size_t g = 0; g < keys.size(); ++g) {
+    for (std::size_t g = 0; g < num_groups; ++g) {
       // A group whose canonical best does not beat the screen_placed-th best so far is not
       // placed, unless fold variants lift it, which they may only on a group close to the
       // lead: where that bar is above the closeness margin, the group is fitted with it as its
@@ -158,7 +155,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
     // OUTP 7 x INPP 12, 48 % behind, ends first). Every group's variants are then fitted,
     // with the first pair and the covering ones (docs/kapla.md §4, "Wide variant screens").
     bool wide = false;
-    if (gl < keys.size() && npairs > 0) {
+    if (gl < num_groups && npairs > 0) {
       const auto& nests = *nests_of[gl];
       for (std::size_t ni = 0; ni < nests.size(); ++ni)
         if (nests[ni].fold_variant)
@@ -166,7 +163,7 @@ void screen_partition_sizes(const LayerOracle& o, const OnChipPricer& pricer,
       wide = goal_value(*lead_canonical, opt.goal) >
              goal_value(best_of[gl].score(), opt.goal) * (1 + opt.refine.variant_margin);
     }
-    for (std::size_t g = 0; g < keys.size(); ++g) {
+    for (std::size_t g = 0; g < num_groups; ++g) {
       const auto& r = best_of[g];
       const auto& nests = *nests_of[g];
       const bool close = wide || (r.scheme() && goal_value(r.score(), opt.goal) <=
